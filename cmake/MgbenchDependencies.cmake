@@ -1,0 +1,61 @@
+# Every third-party dependency comes in here, as an imported target.
+find_package(Threads REQUIRED)
+find_package(CUDAToolkit 12.0 REQUIRED)
+find_package(NCCL REQUIRED)
+find_package(cxxopts REQUIRED)
+find_package(nlohmann_json 3.10 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+
+# spdlog and fmt in header-only mode: no shared library of either is needed at run time.
+add_library(mgbench_logging INTERFACE)
+get_target_property(_spdlog_inc spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(mgbench_logging SYSTEM INTERFACE ${_spdlog_inc})
+target_compile_definitions(mgbench_logging INTERFACE SPDLOG_FMT_EXTERNAL SPDLOG_HEADER_ONLY)
+target_link_libraries(mgbench_logging INTERFACE fmt::fmt-header-only Threads::Threads)
+
+# SQLite (history store): linked statically so the binary runs where SQLite is absent.
+set(MGBENCH_HAVE_SQLITE OFF)
+if(NOT MGBENCH_WITH_SQLITE STREQUAL "OFF")
+  find_path(MGBENCH_SQLITE_INCLUDE_DIR sqlite3.h)
+  find_library(MGBENCH_SQLITE_STATIC NAMES libsqlite3.a)
+  if(MGBENCH_SQLITE_INCLUDE_DIR AND MGBENCH_SQLITE_STATIC)
+    add_library(mgbench_sqlite INTERFACE)
+    target_include_directories(mgbench_sqlite INTERFACE "${MGBENCH_SQLITE_INCLUDE_DIR}")
+    target_link_libraries(mgbench_sqlite INTERFACE "${MGBENCH_SQLITE_STATIC}" ${CMAKE_DL_LIBS}
+                                                   Threads::Threads m)
+    set(MGBENCH_HAVE_SQLITE ON)
+  elseif(MGBENCH_WITH_SQLITE STREQUAL "ON")
+    message(FATAL_ERROR "MGBENCH_WITH_SQLITE=ON but sqlite3.h / libsqlite3.a were not found")
+  else()
+    message(STATUS "SQLite not found: history store disabled")
+  endif()
+endif()
+
+# MPI (multi-node launch), optional.
+set(MGBENCH_HAVE_MPI OFF)
+if(NOT MGBENCH_WITH_MPI STREQUAL "OFF")
+  find_package(MPI COMPONENTS CXX QUIET)
+  if(MPI_CXX_FOUND)
+    set(MGBENCH_HAVE_MPI ON)
+  elseif(MGBENCH_WITH_MPI STREQUAL "ON")
+    message(FATAL_ERROR "MGBENCH_WITH_MPI=ON but MPI was not found")
+  endif()
+endif()
+
+if(MGBENCH_BUILD_TESTS)
+  find_package(Catch2 REQUIRED)
+endif()
+if(MGBENCH_BUILD_MICRO)
+  find_package(benchmark QUIET)
+  if(NOT benchmark_FOUND)
+    message(STATUS "Google Benchmark not found: micro-benchmarks disabled")
+    set(MGBENCH_BUILD_MICRO OFF)
+  endif()
+endif()
+
+# Common warnings for our own targets.
+add_library(mgbench_warnings INTERFACE)
+target_compile_options(mgbench_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall --expt-relaxed-constexpr>)

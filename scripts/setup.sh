@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the build dependencies (Debian/Ubuntu, apt-get) and configures + builds mgbench.
+# Idempotent: installs only what is missing and rebuilds only what changed.
+#   scripts/setup.sh [PRESET]      PRESET: release (default), ci, debug
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset="${1:-release}"
+
+required=(cmake ninja-build g++ catch2 libcxxopts-dev libspdlog-dev libfmt-dev
+          nlohmann-json3-dev libbenchmark-dev)
+optional=(libsqlite3-dev libopenmpi-dev python3 python3-jsonschema chromium ccache)
+
+missing() {
+  local out=()
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out+=("$p")
+  done
+  echo "${out[@]:-}"
+}
+
+need_required=$(missing "${required[@]}")
+need_optional=$(missing "${optional[@]}")
+if [[ -n "$need_required$need_optional" ]]; then
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get update -qq; then
+    echo "setup: apt-get update failed (no package registry?)" >&2
+  fi
+  if [[ -n "$need_required" ]]; then
+    # shellcheck disable=SC2086
+    $sudo apt-get install -y -qq --no-install-recommends $need_required
+  fi
+  for p in $need_optional; do
+    $sudo apt-get install -y -qq --no-install-recommends "$p" >/dev/null 2>&1 ||
+      echo "setup: optional package $p not installed (its feature is disabled)" >&2
+  done
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "setup: the CUDA toolkit (nvcc, cuBLAS, NCCL) is required: install it under /usr/local/cuda" >&2
+  exit 4
+fi
+
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"
+echo "setup: built build/$preset/bin/mgbench"

@@ -1,0 +1,45 @@
+#include "support.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace mgbench::test {
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string temp_dir(const std::string& tag) {
+  std::random_device rd;
+  auto dir = std::filesystem::temp_directory_path() /
+             ("mgbench-test-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(rd()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+CommandOutput run_mgbench(const std::string& args, const std::string& env) {
+  const std::string dir = temp_dir("run");
+  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
+  const std::string cmd = env + (env.empty() ? "" : " ") + "\"" MGBENCH_BINARY "\" " + args +
+                          " >" + out_path + " 2>" + err_path + " </dev/null";
+  CommandOutput result;
+  const int status = std::system(cmd.c_str());
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = read_text(out_path);
+  result.err = read_text(err_path);
+  std::filesystem::remove_all(dir);
+  return result;
+}
+
+}  // namespace mgbench::test

@@ -1,0 +1,19 @@
+#pragma once
+// Small helpers shared by the tests.
+#include <string>
+
+namespace mgbench::test {
+
+struct CommandOutput {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs the real mgbench binary with `args` (shell-quoted by the caller), capturing both streams.
+CommandOutput run_mgbench(const std::string& args, const std::string& env = "");
+// A fresh empty directory under the system temp dir.
+std::string temp_dir(const std::string& tag);
+std::string read_text(const std::string& path);
+
+}  // namespace mgbench::test

@@ -1,0 +1,87 @@
+// Bad input on the sweep command line: a clear UsageError naming the value, nothing run.
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "mgbench/error.hpp"
+#include "mgbench/plan.hpp"
+#include "mgbench/sweep.hpp"
+
+namespace {
+
+mgbench::SweepOptions parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "sweep");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return mgbench::parse_sweep_options(static_cast<int>(argv.size()), argv.data());
+}
+
+// Parses and plans against `visible` devices; returns the UsageError message or "".
+std::string usage_error(std::vector<std::string> args, int visible = 8) {
+  try {
+    const auto options = parse(std::move(args));
+    (void)mgbench::make_plan(options, visible);
+  } catch (const mgbench::UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("--gpus rejects zero, negative, non-numeric, duplicates and empty lists") {
+  CHECK(usage_error({"--gpus", "0"}).find("'0'") != std::string::npos);
+  CHECK(usage_error({"--gpus", "-1"}) != "");
+  CHECK(usage_error({"--gpus", "two"}).find("'two'") != std::string::npos);
+  CHECK(usage_error({"--gpus", "1,1"}).find("duplicate") != std::string::npos);
+  CHECK(usage_error({"--gpus", ""}).find("empty") != std::string::npos);
+  CHECK(usage_error({"--gpus", "1,,2"}).find("empty item") != std::string::npos);
+  CHECK(usage_error({"--gpus", "1.5"}).find("'1.5'") != std::string::npos);
+}
+
+TEST_CASE("--gpus larger than the visible or listed devices is a usage error") {
+  CHECK(usage_error({"--gpus", "16"}, 8).find("more GPUs than the 8 available") !=
+        std::string::npos);
+  CHECK(usage_error({"--gpus", "4", "--devices", "0,1"}, 8).find("2 available") !=
+        std::string::npos);
+  CHECK(usage_error({"--devices", "9"}, 8).find("does not exist") != std::string::npos);
+  CHECK(usage_error({"--devices", "0,0"}, 8).find("duplicate") != std::string::npos);
+}
+
+TEST_CASE("unknown workloads, dtypes, flags and malformed numbers are usage errors") {
+  CHECK(usage_error({"--workloads", "nope"}).find("unknown workload 'nope'") != std::string::npos);
+  CHECK(usage_error({"--dtypes", "fp7"}).find("unknown dtype 'fp7'") != std::string::npos);
+  CHECK(usage_error({"--frobnicate"}).find("frobnicate") != std::string::npos);
+  CHECK(usage_error({"--min-samples", "ten"}).find("'ten'") != std::string::npos);
+  CHECK(usage_error({"--min-samples", "0"}).find("'0'") != std::string::npos);
+  CHECK(usage_error({"--max-noise", "abc"}).find("'abc'") != std::string::npos);
+  CHECK(usage_error({"--max-noise", "150"}).find("150") != std::string::npos);
+  CHECK(usage_error({"--max-time-per-point", "-3"}) != "");
+  CHECK(usage_error({"--group-timeout", "1e999"}).find("1e999") != std::string::npos);
+  CHECK(usage_error({"--profile", "turbo"}).find("'turbo'") != std::string::npos);
+  CHECK(usage_error({"--isolation", "thread"}).find("'thread'") != std::string::npos);
+  CHECK(usage_error({"--batch-sizes", "8,x"}).find("'x'") != std::string::npos);
+  CHECK(usage_error({"--param", "nonsense"}).find("NAME=V1,V2") != std::string::npos);
+  CHECK(usage_error({"--param", "nosuchaxis=1"}).find("unknown parameter 'nosuchaxis'") !=
+        std::string::npos);
+  CHECK(usage_error({"extra-positional"}).find("extra-positional") != std::string::npos);
+  CHECK(usage_error({"--workloads", ""}).find("empty") != std::string::npos);
+}
+
+TEST_CASE("default GPU counts are powers of two up to the visible count, plus the count") {
+  CHECK(mgbench::default_gpu_counts(1) == std::vector<int>{1});
+  CHECK(mgbench::default_gpu_counts(4) == std::vector<int>{1, 2, 4});
+  CHECK(mgbench::default_gpu_counts(6) == std::vector<int>{1, 2, 4, 6});
+  CHECK(mgbench::default_gpu_counts(8) == std::vector<int>{1, 2, 4, 8});
+}
+
+TEST_CASE("profiles set the stopping rule; explicit flags override them") {
+  const auto quick = parse({"--profile", "quick"});
+  const auto standard = parse({});
+  CHECK(quick.settings.stopping.max_time_s < standard.settings.stopping.max_time_s);
+  CHECK(standard.settings.stopping.min_samples == 10);
+  CHECK(standard.settings.stopping.max_noise == Approx(0.005));
+  const auto custom = parse({"--min-samples", "25", "--max-noise", "1.5%"});
+  CHECK(custom.settings.stopping.min_samples == 25);
+  CHECK(custom.settings.stopping.max_noise == Approx(0.015));
+}
