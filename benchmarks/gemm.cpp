@@ -1,0 +1,532 @@
+// GEMM: dense matrix multiply on every GPU of the group at the same time (weak scaling).
+//
+// Measured: C = A * B^T with A[M,K], B[N,K], C[M,N] row-major (the "TN" layout), beta = 0,
+// one GEMM per op, on each rank's own buffers. Two implementations:
+//   impl=cublas   cuBLASLt, the best heuristic algorithm chosen once per point, 64 MiB
+//                 workspace; fp32 (COMPUTE_32F), tf32 (COMPUTE_32F_FAST_TF32), fp16/bf16
+//                 (16-bit in/out, fp32 compute), fp8 (e4m3 in, bf16 out; cc >= 8.9).
+//   impl=mgbench  the project's own kernels (kernels/gemm.hpp): fixed code, so a change in
+//                 its numbers isolates driver/hardware changes from cuBLAS updates.
+// Shapes: square M = N = K = size, and batch points M = batch (tokens), N = K = hidden.
+// Formulas (t = the slowest rank's median seconds per GEMM):
+//   TFLOP/s per GPU = 2 M N K / t / 1e12;  aggregate = sum over ranks = GPUs x per GPU.
+// Inputs are random in [-1, 1] (never zero), the output is poisoned with NaN in setup, and
+// verify() checks that every output element is finite (was written) and compares sampled
+// elements with an FP64 host reference (dtype-aware tolerance, see gemm_tolerance).
+#include <cublasLt.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/gemm_math.hpp"
+#include "mgbench/error.hpp"
+#include "mgbench/kernels/fill.hpp"
+#include "mgbench/kernels/gemm.hpp"
+#include "mgbench/params.hpp"
+#include "mgbench/workload.hpp"
+#include "mgbench/check.hpp"
+
+namespace mgbench::bench {
+
+namespace {
+
+constexpr std::size_t kWorkspaceBytes = 64ull << 20;
+constexpr int kSampleRows = 16;  // 16 x 8 = 128 checked elements per point
+constexpr int kSampleCols = 8;
+
+enum class Impl { cublas, mgbench };
+
+struct DtypeInfo {
+  std::string name;
+  kernels::DType input;   // storage type of A and B
+  kernels::DType output;  // storage type of C
+};
+
+DtypeInfo dtype_info(const std::string& name) {
+  using kernels::DType;
+  if (name == "fp32" || name == "tf32") return {name, DType::fp32, DType::fp32};
+  if (name == "fp16") return {name, DType::fp16, DType::fp16};
+  if (name == "bf16") return {name, DType::bf16, DType::bf16};
+  if (name == "fp8") return {name, DType::fp8_e4m3, DType::bf16};
+  throw UsageError("unknown gemm dtype '" + name + "': expected fp32, tf32, fp16, bf16 or fp8");
+}
+
+Impl impl_from_string(const std::string& name) {
+  if (name == "cublas") return Impl::cublas;
+  if (name == "mgbench") return Impl::mgbench;
+  throw UsageError("unknown gemm impl '" + name + "': expected cublas or mgbench");
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A device allocation; cudaErrorMemoryAllocation surfaces as OutOfMemoryError.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+    MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 1)));
+  }
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// RAII for the cuBLASLt objects.
+struct LtDeleter {
+  void operator()(cublasLtHandle_t p) const { MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(p)); }
+  void operator()(cublasLtMatmulDesc_t p) const {
+    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulDescDestroy(p));
+  }
+  void operator()(cublasLtMatrixLayout_t p) const {
+    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatrixLayoutDestroy(p));
+  }
+  void operator()(cublasLtMatmulPreference_t p) const {
+    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulPreferenceDestroy(p));
+  }
+};
+template <typename Handle>
+using LtPtr = std::unique_ptr<std::remove_pointer_t<Handle>, LtDeleter>;
+
+cudaDataType_t cuda_type(kernels::DType dtype) {
+  switch (dtype) {
+    case kernels::DType::fp32: return CUDA_R_32F;
+    case kernels::DType::bf16: return CUDA_R_16BF;
+    case kernels::DType::fp16: return CUDA_R_16F;
+    case kernels::DType::fp8_e4m3: return CUDA_R_8F_E4M3;
+    case kernels::DType::int32: return CUDA_R_32I;
+  }
+  return CUDA_R_32F;
+}
+
+// One cuBLASLt matmul, planned once (heuristic) and enqueued many times.
+// Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLASLt's column-major terms,
+// C^T[N,M] = op(B_cm) * A_cm with B_cm = B viewed as K x N (transposed: T) and A_cm = A
+// viewed as K x M (N): the "TN" case that fp8 requires.
+class LtMatmul {
+ public:
+  LtMatmul(const DtypeInfo& dtype, std::int64_t m, std::int64_t n, std::int64_t k,
+           std::size_t workspace_bytes)
+      : workspace_bytes_(workspace_bytes) {
+    cublasLtHandle_t handle = nullptr;
+    MGBENCH_CUBLAS_CHECK(cublasLtCreate(&handle));
+    handle_.reset(handle);
+
+    const cublasComputeType_t compute =
+        dtype.name == "tf32" ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasLtMatmulDesc_t desc = nullptr;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F));
+    desc_.reset(desc);
+    const cublasOperation_t trans_a = CUBLAS_OP_T;
+    const cublasOperation_t trans_b = CUBLAS_OP_N;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                        &trans_a, sizeof trans_a));
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
+                                                        &trans_b, sizeof trans_b));
+    // fp8: the A/B/D scale pointers stay unset (scale 1), fast accumulation stays off.
+
+    const cudaDataType_t in = cuda_type(dtype.input);
+    const cudaDataType_t out = cuda_type(dtype.output);
+    cublasLtMatrixLayout_t layout = nullptr;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, in, static_cast<std::uint64_t>(k),
+                                                    static_cast<std::uint64_t>(n), k));
+    layout_b_.reset(layout);  // cuBLASLt's "A" operand: our B
+    MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, in, static_cast<std::uint64_t>(k),
+                                                    static_cast<std::uint64_t>(m), k));
+    layout_a_.reset(layout);  // cuBLASLt's "B" operand: our A
+    MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, out, static_cast<std::uint64_t>(n),
+                                                    static_cast<std::uint64_t>(m), n));
+    layout_c_.reset(layout);
+
+    cublasLtMatmulPreference_t pref = nullptr;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    LtPtr<cublasLtMatmulPreference_t> pref_guard(pref);
+    const std::uint64_t max_ws = workspace_bytes;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
+    int returned = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        handle, desc, layout_b_.get(), layout_a_.get(), layout_c_.get(), layout_c_.get(), pref,
+        1, &heuristic_, &returned);
+    if (status == CUBLAS_STATUS_NOT_SUPPORTED ||
+        (status == CUBLAS_STATUS_SUCCESS && returned == 0)) {
+      throw WaivedError("cuBLASLt has no algorithm for dtype=" + dtype.name + " m=" +
+                        std::to_string(m) + " n=" + std::to_string(n) + " k=" +
+                        std::to_string(k));
+    }
+    MGBENCH_CUBLAS_CHECK(status);
+  }
+
+  void enqueue(const void* a, const void* b, void* c, void* workspace, cudaStream_t stream) {
+    const float alpha = 1.0f, beta = 0.0f;
+    MGBENCH_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), desc_.get(), &alpha, b, layout_b_.get(),
+                                        a, layout_a_.get(), &beta, c, layout_c_.get(), c,
+                                        layout_c_.get(), &heuristic_.algo, workspace,
+                                        workspace_bytes_, stream));
+  }
+
+  std::size_t algo_workspace_bytes() const { return heuristic_.workspaceSize; }
+
+ private:
+  std::size_t workspace_bytes_;
+  LtPtr<cublasLtHandle_t> handle_;
+  LtPtr<cublasLtMatmulDesc_t> desc_;
+  LtPtr<cublasLtMatrixLayout_t> layout_a_, layout_b_, layout_c_;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+};
+
+kernels::GemmType own_type(const std::string& dtype) {
+  if (dtype == "fp32") return kernels::GemmType::fp32;
+  if (dtype == "tf32") return kernels::GemmType::tf32;
+  if (dtype == "fp16") return kernels::GemmType::fp16;
+  return kernels::GemmType::bf16;
+}
+
+class GemmPoint final : public RankPoint {
+ public:
+  explicit GemmPoint(RankEnv& env)
+      : stream_(env.stream), rank_(env.rank), params_(*env.params),
+        m_(param_int(params_, "m")), n_(param_int(params_, "n")), k_(param_int(params_, "k")),
+        dtype_(dtype_info(param_str(params_, "dtype"))),
+        impl_(impl_from_string(param_str(params_, "impl"))) {
+    if (m_ < 1 || n_ < 1 || k_ < 1) throw UsageError("gemm needs m, n, k >= 1");
+    if (impl_ == Impl::mgbench && dtype_.name == "fp8") {
+      throw WaivedError("the own kernel has no fp8 path");
+    }
+    MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
+    if (dtype_.name == "fp8") {
+      int major = 0, minor = 0;
+      MGBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                                env.device));
+      MGBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                                                env.device));
+      if (major * 10 + minor < 89) throw WaivedError("fp8 needs compute capability >= 8.9");
+    }
+
+    const std::size_t in_size = kernels::dtype_size(dtype_.input);
+    const std::size_t out_size = kernels::dtype_size(dtype_.output);
+    const auto um = static_cast<std::size_t>(m_), un = static_cast<std::size_t>(n_),
+               uk = static_cast<std::size_t>(k_);
+    a_ = std::make_unique<DeviceBuffer>(um * uk * in_size);
+    b_ = std::make_unique<DeviceBuffer>(un * uk * in_size);
+    c_ = std::make_unique<DeviceBuffer>(um * un * out_size);
+    if (impl_ == Impl::cublas) {
+      lt_ = std::make_unique<LtMatmul>(dtype_, m_, n_, k_, kWorkspaceBytes);
+      workspace_ = std::make_unique<DeviceBuffer>(kWorkspaceBytes);
+    }
+
+    seed_ = 0x67656d6dULL + 0x100000001ULL * static_cast<std::uint64_t>(rank_);
+    MGBENCH_CUDA_CHECK(kernels::fill_uniform(a_->get(), um * uk, dtype_.input, seed_ * 2 + 1,
+                                             -1.0, 1.0, stream_));
+    MGBENCH_CUDA_CHECK(kernels::fill_uniform(b_->get(), un * uk, dtype_.input, seed_ * 2 + 2,
+                                             -1.0, 1.0, stream_));
+    MGBENCH_CUDA_CHECK(kernels::fill_poison(c_->get(), um * un, dtype_.output, stream_));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  void enqueue() override {
+    if (impl_ == Impl::cublas) {
+      lt_->enqueue(a_->get(), b_->get(), c_->get(), workspace_->get(), stream_);
+    } else {
+      MGBENCH_CUDA_CHECK(kernels::gemm(own_type(dtype_.name), m_, n_, k_, a_->get(), b_->get(),
+                                       c_->get(), stream_));
+    }
+  }
+
+  Verification verify() override;
+
+  Json rank_details() override {
+    std::size_t bytes = a_->bytes() + b_->bytes() + c_->bytes();
+    Json details = Json::object();
+    if (workspace_) {
+      bytes += workspace_->bytes();
+      details["cublas_algo_workspace_bytes"] = lt_->algo_workspace_bytes();
+    }
+    details["peak_bytes"] = bytes;  // device memory this point allocated
+    return details;
+  }
+
+ private:
+  // Copies rows `rows` of a [rows_total, cols] matrix of `dtype` to the host as doubles.
+  std::vector<std::vector<double>> fetch_rows(const DeviceBuffer& buffer, kernels::DType dtype,
+                                              std::int64_t cols,
+                                              const std::vector<std::int64_t>& rows) const;
+
+  cudaStream_t stream_;
+  int rank_;
+  Params params_;
+  std::int64_t m_, n_, k_;
+  DtypeInfo dtype_;
+  Impl impl_;
+  std::uint64_t seed_ = 0;
+  std::unique_ptr<DeviceBuffer> a_, b_, c_, workspace_;
+  std::unique_ptr<LtMatmul> lt_;
+};
+
+std::vector<std::vector<double>> GemmPoint::fetch_rows(
+    const DeviceBuffer& buffer, kernels::DType dtype, std::int64_t cols,
+    const std::vector<std::int64_t>& rows) const {
+  const std::size_t size = kernels::dtype_size(dtype);
+  const std::size_t row_bytes = static_cast<std::size_t>(cols) * size;
+  std::vector<unsigned char> raw(rows.size() * row_bytes);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto* src = static_cast<const unsigned char*>(buffer.get()) +
+                      static_cast<std::size_t>(rows[r]) * row_bytes;
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(raw.data() + r * row_bytes, src, row_bytes,
+                                       cudaMemcpyDeviceToHost, stream_));
+  }
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  std::vector<std::vector<double>> out(rows.size(), std::vector<double>(cols));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::int64_t j = 0; j < cols; ++j) {
+      out[r][j] = kernels::decode_element(dtype, raw.data() + r * row_bytes, j);
+    }
+  }
+  return out;
+}
+
+Verification GemmPoint::verify() {
+  Verification result;
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+
+  // (a) Every output element was written (the NaN poison is gone) and nothing overflowed.
+  std::uint64_t nonfinite = 0;
+  const std::size_t elements = static_cast<std::size_t>(m_) * static_cast<std::size_t>(n_);
+  MGBENCH_CUDA_CHECK(
+      kernels::count_nonfinite_sync(c_->get(), elements, dtype_.output, &nonfinite, stream_));
+  result.details["nonfinite"] = nonfinite;
+  if (nonfinite != 0) {
+    result.ok = false;
+    result.message = std::to_string(nonfinite) + " of " + std::to_string(elements) +
+                     " output elements are NaN/Inf (not written or overflowed)";
+    return result;
+  }
+
+  // (b) Sampled elements against an FP64 reference computed from the stored inputs.
+  const auto rows = gemm_sample_indices(m_, kSampleRows, seed_ ^ 0x726f7773ULL);
+  const auto cols = gemm_sample_indices(n_, kSampleCols, seed_ ^ 0x636f6c73ULL);
+  const auto a_rows = fetch_rows(*a_, dtype_.input, k_, rows);
+  const auto b_rows = fetch_rows(*b_, dtype_.input, k_, cols);
+  const auto c_rows = fetch_rows(*c_, dtype_.output, n_, rows);
+  const GemmTolerance tolerance = gemm_tolerance(dtype_.name);
+
+  double max_rel = 0, worst_ratio = -1;
+  std::string worst;
+  std::size_t checked = 0, failed = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::size_t q = 0; q < cols.size(); ++q) {
+      double ref = 0, abs_sum = 0;
+      const auto& a = a_rows[r];
+      const auto& b = b_rows[q];
+      for (std::int64_t kk = 0; kk < k_; ++kk) {
+        const double p = a[kk] * b[kk];
+        ref += p;
+        abs_sum += std::fabs(p);
+      }
+      const double got = c_rows[r][cols[q]];
+      const double err = std::fabs(got - ref);
+      const double allowed = gemm_allowed_error(tolerance, ref, abs_sum);
+      const double rel = abs_sum > 0 ? err / abs_sum : err;
+      const double ratio = allowed > 0 ? err / allowed : (err > 0 ? INFINITY : 0.0);
+      ++checked;
+      if (!(ratio <= 1.0)) ++failed;
+      max_rel = std::max(max_rel, rel);
+      if (ratio > worst_ratio || std::isnan(ratio)) {
+        worst_ratio = ratio;
+        std::ostringstream text;
+        text.precision(6);
+        text << "C[" << rows[r] << "][" << cols[q] << "] = " << got << ", reference " << ref
+             << " (|error| " << err << ", allowed " << allowed << ", |error|/sum|a*b| " << rel
+             << ")";
+        worst = text.str();
+      }
+    }
+  }
+  result.details["checked"] = checked;
+  result.details["wrong"] = failed;
+  result.details["max_rel_error"] = max_rel;
+  result.details["tolerance"] = {{"value_rel", tolerance.value_rel},
+                                 {"sum_rel", tolerance.sum_rel}};
+  if (failed != 0) {
+    result.ok = false;
+    result.message = std::to_string(failed) + " of " + std::to_string(checked) +
+                     " sampled elements outside tolerance; worst " + worst;
+  }
+  return result;
+}
+
+double unit_roundoff_of_output(const std::string& dtype) {
+  if (dtype == "bf16" || dtype == "fp8") return std::ldexp(1.0, -8);  // fp8 writes bf16
+  if (dtype == "fp16") return std::ldexp(1.0, -11);
+  return std::ldexp(1.0, -24);
+}
+
+}  // namespace
+
+// Verification tolerance, per output element c with FP64 reference ref and
+// S = sum_k |a_ik b_jk|:   |c - ref| <= value_rel |ref| + sum_rel S.
+// The reference is computed from the values actually stored in A and B (decoded exactly),
+// so converting the random inputs to bf16/fp16/fp8 is not an error source. What remains:
+//  - output rounding to nearest: |fl(c) - c| <= u_out |c|, u_out = 2^-8 for bf16 (and for
+//    fp8, whose output is bf16), 2^-11 for fp16, 2^-24 for fp32/tf32. value_rel = u_out
+//    with 1 % slack (c and ref differ by the accumulation error, a second-order term).
+//  - fp32 accumulation: worst case (K-1) u_32 S, but with random-sign inputs the rounding
+//    errors are independent and the error is of the order u_32 S (the partial sums grow like
+//    sqrt(k), S like k). Split-K, tree orders and cuBLAS' reduction in the output type
+//    stay within a few u_32 S (the latter: u_out times a partial sum, << S).
+//      fp32: sum_rel = 1e-5 (~170 u_32): catches even a single dropped product at K = 8192
+//            (1/K = 1.2e-4 of S on average).
+//      bf16/fp16: sum_rel = 2^-11 (~4.9e-4): tensor cores add the products of one MMA after
+//            aligning them to the largest exponent (low bits truncated), a few u_32 each.
+//      fp8: sum_rel = 2^-9 (~2e-3): fp8 MMAs on some GPUs keep only ~14 accumulator bits
+//            between promotions to fp32.
+//  - tf32: the tensor core rounds (the own kernel: cvt.rna) or truncates each fp32 input to
+//    10 explicit mantissa bits, relative error < 2^-10 per input and < 2^-9 per product,
+//    hence < 2^-9 S in the worst case; sum_rel = 2^-9 + 1e-5 (~2e-3).
+// Wrong fragment layouts, wrong rows or missing tiles give errors of the order of S.
+GemmTolerance gemm_tolerance(const std::string& dtype) {
+  GemmTolerance t;
+  if (dtype == "fp32") {
+    t.sum_rel = 1e-5;
+  } else if (dtype == "tf32") {
+    t.sum_rel = std::ldexp(1.0, -9) + 1e-5;
+  } else if (dtype == "bf16" || dtype == "fp16") {
+    t.sum_rel = std::ldexp(1.0, -11);
+  } else if (dtype == "fp8") {
+    t.sum_rel = std::ldexp(1.0, -9);
+  } else {
+    throw UsageError("unknown gemm dtype '" + dtype + "': expected fp32, tf32, fp16, bf16 or fp8");
+  }
+  t.value_rel = unit_roundoff_of_output(dtype) * 1.01;
+  return t;
+}
+
+double gemm_allowed_error(const GemmTolerance& tolerance, double ref, double abs_sum) {
+  return tolerance.value_rel * std::fabs(ref) + tolerance.sum_rel * abs_sum;
+}
+
+std::vector<std::int64_t> gemm_sample_indices(std::int64_t extent, int count,
+                                              std::uint64_t seed) {
+  std::vector<std::int64_t> out;
+  if (extent <= 0 || count <= 0) return out;
+  if (extent <= count) {
+    for (std::int64_t i = 0; i < extent; ++i) out.push_back(i);
+    return out;
+  }
+  out.push_back(0);
+  if (count > 1) out.push_back(extent - 1);
+  std::uint64_t state = seed;
+  while (static_cast<int>(out.size()) < count) {
+    const auto candidate =
+        static_cast<std::int64_t>(splitmix64(state) % static_cast<std::uint64_t>(extent));
+    if (std::find(out.begin(), out.end(), candidate) == out.end()) out.push_back(candidate);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
+  return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+Json gemm_metrics(const Params& params, int nranks, double seconds) {
+  const double flops = gemm_flops(param_int(params, "m"), param_int(params, "n"),
+                                  param_int(params, "k"));
+  const double per_gpu = seconds > 0 ? flops / seconds / 1e12 : 0.0;
+  return Json{{"tflops_per_gpu", per_gpu},
+              {"tflops_aggregate", per_gpu * nranks},
+              {"time_ms", seconds * 1e3}};
+}
+
+std::vector<Params> expand_gemm_points(const AxisValues& values) {
+  auto list = [&](const std::string& name) {
+    const auto it = values.find(name);
+    return it == values.end() ? std::vector<Json>{} : it->second;
+  };
+  struct Shape {
+    const char* kind;
+    std::int64_t m, n, k;
+  };
+  std::vector<Shape> shapes;
+  for (const auto& size : list("size")) {
+    const auto s = size.get<std::int64_t>();
+    shapes.push_back({"square", s, s, s});
+  }
+  for (const auto& batch : list("batch")) {
+    for (const auto& hidden : list("hidden")) {
+      const auto h = hidden.get<std::int64_t>();
+      shapes.push_back({"batch", batch.get<std::int64_t>(), h, h});
+    }
+  }
+  std::vector<Params> points;
+  for (const auto& shape : shapes) {
+    for (const auto& dtype : list("dtype")) {
+      for (const auto& impl : list("impl")) {
+        if (impl == "mgbench" && dtype == "fp8") continue;  // no own fp8 kernel
+        points.push_back(Params{{"shape", shape.kind},
+                                {"m", shape.m},
+                                {"n", shape.n},
+                                {"k", shape.k},
+                                {"dtype", dtype},
+                                {"impl", impl}});
+      }
+    }
+  }
+  return points;
+}
+
+}  // namespace mgbench::bench
+
+MGBENCH_REGISTER_WORKLOAD(
+    mgbench::Workload("gemm")
+        .summary("Dense matrix multiply C = A*B^T on every GPU at once (cuBLASLt and the own "
+                 "tensor-core/SIMT kernels)")
+        .formulas("TFLOP/s per GPU = 2*M*N*K / t / 1e12 (t = slowest rank's median time per "
+                  "GEMM); aggregate = sum over ranks = GPUs x per GPU. Square points: "
+                  "M = N = K = size; batch points: M = batch, N = K = hidden.")
+        .requirements("dtype=fp8 needs compute capability >= 8.9 (else waived) and runs "
+                      "through cuBLASLt only (impl=mgbench x fp8 is not planned); "
+                      "tf32/bf16/fp16 of impl=mgbench need sm_80+")
+        .axis(mgbench::Axis::text("impl", {"cublas", "mgbench"})
+                  .allowed({"cublas", "mgbench"})
+                  .describe("cublas: cuBLASLt best heuristic algorithm; mgbench: own kernels"))
+        .axis(mgbench::Axis::text("dtype", {"fp32", "tf32", "fp16", "bf16", "fp8"})
+                  .quick({"bf16", "fp32"})
+                  .allowed({"fp32", "tf32", "fp16", "bf16", "fp8"})
+                  .describe("input type; fp32/tf32 compute fp32 out, bf16/fp16 out in the "
+                            "input type, fp8 = e4m3 in, bf16 out; fp32 accumulation"))
+        .axis(mgbench::Axis::integer("size", {"4096", "8192"})
+                  .quick({"4096"})
+                  .full({"2048", "4096", "8192", "16384"})
+                  .describe("square points: M = N = K = size"))
+        .axis(mgbench::Axis::integer("batch", {})
+                  .describe("batch points (--batch-sizes): M = batch tokens, N = K = hidden"))
+        .axis(mgbench::Axis::integer("hidden", {"8192"})
+                  .describe("hidden size of the batch points (N = K)"))
+        .expand(mgbench::bench::expand_gemm_points)
+        .throughput("tflops_aggregate", "TFLOP/s")
+        .estimate_seconds_per_point(3.0)
+        .runner(mgbench::bench::make_runner(
+            [](mgbench::bench::RankEnv& env) -> std::unique_ptr<mgbench::bench::RankPoint> {
+              return std::make_unique<mgbench::bench::GemmPoint>(env);
+            },
+            mgbench::bench::gemm_metrics)));

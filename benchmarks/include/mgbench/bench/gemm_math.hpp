@@ -1,0 +1,39 @@
+#pragma once
+// Host-side pieces of the GEMM workload (benchmarks/gemm.cpp) that unit tests check
+// without a GPU: point expansion, metrics, verification tolerance and sampling.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mgbench/params.hpp"
+#include "mgbench/workload.hpp"
+
+namespace mgbench::bench {
+
+// Square points (M = N = K = size) for every `size`, then batch points (M = batch,
+// N = K = hidden) for every batch x hidden, each x dtype x impl (in that nesting order).
+// impl=mgbench x dtype=fp8 is not planned: the own kernel has no fp8 path.
+// Params: {"shape": "square"|"batch", "m", "n", "k", "dtype", "impl"}.
+std::vector<Params> expand_gemm_points(const AxisValues& values);
+
+double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);  // 2 M N K
+// {"tflops_per_gpu", "tflops_aggregate" (= nranks x per GPU), "time_ms"}.
+Json gemm_metrics(const Params& params, int nranks, double seconds);
+
+// An output element c with FP64 reference `ref` and abs_sum = sum_k |a_ik b_jk| passes when
+//   |c - ref| <= value_rel * |ref| + sum_rel * abs_sum.
+// value_rel covers the rounding of the output, sum_rel the accumulation (and for tf32 the
+// rounding of the inputs inside the tensor core); derivation in gemm.cpp.
+struct GemmTolerance {
+  double value_rel = 0;
+  double sum_rel = 0;
+};
+// dtype: fp32, tf32, fp16, bf16, fp8. Throws UsageError for anything else.
+GemmTolerance gemm_tolerance(const std::string& dtype);
+double gemm_allowed_error(const GemmTolerance& tolerance, double ref, double abs_sum);
+
+// `count` distinct indices in [0, extent), sorted, always including 0 and extent - 1
+// (where the tile tails are); all of them when extent <= count. Deterministic per seed.
+std::vector<std::int64_t> gemm_sample_indices(std::int64_t extent, int count, std::uint64_t seed);
+
+}  // namespace mgbench::bench

@@ -1,0 +1,373 @@
+// Tensor-core GEMM (bf16, fp16, tf32) with mma.sync, ldmatrix and a cp.async pipeline.
+// C[M,N] = A[M,K] * B[N,K]^T, everything row-major (see gemm.hpp).
+//
+// Block tile 128 x 128, 8 warps as 2 (M) x 4 (N), warp tile 64 x 32. Each shared-memory
+// tile row holds 64 bytes of K (32 bf16/fp16 or 16 fp32 elements), so one k-tile is two
+// MMA k-steps for every precision (m16n8k16 for 16-bit inputs, m16n8k8 for tf32) and the
+// ldmatrix addressing is the same for all of them. kStages k-tiles are in flight.
+//
+// Shared-memory swizzle: a row is four 16-byte chunks; chunk c of row r lives at chunk
+// c ^ ((r >> 1) & 3). The eight rows one ldmatrix phase reads (r..r+7, same logical chunk)
+// then fall into eight different 16-byte bank groups of a 128-byte window: conflict-free.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "mgbench/kernels/gemm.hpp"
+
+namespace mgbench::kernels::detail {
+
+namespace {
+
+constexpr int kBlockM = 128;
+constexpr int kBlockN = 128;
+constexpr int kRowBytes = 64;  // bytes of K per tile row
+constexpr int kChunks = kRowBytes / 16;
+constexpr int kStages = 4;
+constexpr int kThreads = 256;
+constexpr int kWarpM = 64;
+constexpr int kWarpN = 32;
+constexpr int kMmaM = kWarpM / 16;  // m16 tiles per warp
+constexpr int kMmaN = kWarpN / 8;   // n8 tiles per warp
+constexpr int kTileBytes = kBlockM * kRowBytes;  // one operand, one stage (== kBlockN rows)
+constexpr int kStageBytes = 2 * kTileBytes;
+constexpr int kSmemBytes = kStages * kStageBytes;  // 64 KiB: dynamic shared memory
+constexpr int kGroupM = 8;  // block rasterisation: 8 tile rows share the B tiles in L2
+
+static_assert(kBlockM == kBlockN, "A and B tiles share one geometry");
+static_assert(kBlockM * kChunks == 2 * kThreads, "two 16-byte chunks per thread and operand");
+
+__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ int swizzled_offset(int row, int chunk) {
+  return row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4);
+}
+
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
+  const int src_bytes = valid ? 16 : 0;  // 0: zero-fill, nothing is read
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t addr, std::uint32_t (&r)[4]) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t bits) {
+  std::uint32_t out;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(bits)));
+  return out;
+}
+
+// Per-precision pieces: the MMA instruction, the k-extent of one MMA and the output type.
+template <typename T>
+struct MmaTraits;
+
+template <>
+struct MmaTraits<__nv_bfloat16> {
+  using Out = __nv_bfloat16;
+  static constexpr bool kTf32 = false;
+  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+  }
+  __device__ __forceinline__ static void store1(Out* p, float x) { *p = __float2bfloat16_rn(x); }
+};
+
+template <>
+struct MmaTraits<__half> {
+  using Out = __half;
+  static constexpr bool kTf32 = false;
+  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
+    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+  }
+  __device__ __forceinline__ static void store1(Out* p, float x) { *p = __float2half_rn(x); }
+};
+
+template <>
+struct MmaTraits<float> {
+  using Out = float;
+  static constexpr bool kTf32 = true;
+  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
+    *reinterpret_cast<float2*>(p) = make_float2(x, y);
+  }
+  __device__ __forceinline__ static void store1(Out* p, float x) { *p = x; }
+};
+
+// Copies one 128-row x 64-byte tile (rows [row0, row0+128) of a [rows, K] matrix, K
+// elements [k0, k0 + 64/sizeof(T))) into swizzled shared memory; out-of-range parts are 0.
+template <typename T, bool kAligned>
+__device__ __forceinline__ void load_tile(std::uint32_t smem_tile, const T* __restrict__ g,
+                                          std::int64_t rows, std::int64_t k, std::int64_t row0,
+                                          std::int64_t k0, int tid) {
+  constexpr int kPerChunk = 16 / sizeof(T);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int id = tid + i * kThreads;
+    const int row = id / kChunks;
+    const int chunk = id % kChunks;
+    const std::int64_t grow = row0 + row;
+    const std::int64_t gk = k0 + chunk * kPerChunk;
+    const std::uint32_t dst = smem_tile + swizzled_offset(row, chunk);
+    if constexpr (kAligned) {
+      // K is a multiple of kPerChunk: a chunk is entirely inside or outside the matrix.
+      const bool valid = grow < rows && gk < k;
+      const T* src = valid ? g + grow * k + gk : g;
+      cp_async_16(dst, src, valid);
+    } else {
+      union {
+        T e[kPerChunk];
+        uint4 v;
+      } pack;
+#pragma unroll
+      for (int e = 0; e < kPerChunk; ++e) {
+        const bool valid = grow < rows && gk + e < k;
+        pack.e[e] = valid ? g[grow * k + gk + e] : T(0.0f);
+      }
+      asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(dst), "r"(pack.v.x),
+                   "r"(pack.v.y), "r"(pack.v.z), "r"(pack.v.w));
+    }
+  }
+}
+
+// The A fragments of the warp's four m16 tiles and the B fragments of its four n8 tiles for
+// one MMA k-step, from the stage at `stage` (byte offsets from the per-lane tables).
+template <bool kTf32>
+__device__ __forceinline__ void load_fragments(std::uint32_t stage, std::uint32_t a_off,
+                                               std::uint32_t b_off,
+                                               std::uint32_t (&af)[kMmaM][4],
+                                               std::uint32_t (&bf)[kMmaN][2]) {
+#pragma unroll
+  for (int i = 0; i < kMmaM; ++i) ldmatrix_x4(stage + a_off + i * 16 * kRowBytes, af[i]);
+#pragma unroll
+  for (int j = 0; j < kMmaN / 2; ++j) {
+    std::uint32_t r[4];
+    ldmatrix_x4(stage + b_off + j * 16 * kRowBytes, r);
+    bf[2 * j][0] = r[0];
+    bf[2 * j][1] = r[1];
+    bf[2 * j + 1][0] = r[2];
+    bf[2 * j + 1][1] = r[3];
+  }
+  if constexpr (kTf32) {
+#pragma unroll
+    for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) af[i][e] = to_tf32(af[i][e]);
+#pragma unroll
+    for (int j = 0; j < kMmaN; ++j)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) bf[j][e] = to_tf32(bf[j][e]);
+  }
+}
+
+template <typename T, bool kAligned>
+__global__ void __launch_bounds__(kThreads, 2)
+    gemm_tc_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                   typename MmaTraits<T>::Out* __restrict__ c, std::int64_t m, std::int64_t n,
+                   std::int64_t k, int tiles_m, int tiles_n, bool pair_store) {
+  using Traits = MmaTraits<T>;
+  constexpr int kPerRow = kRowBytes / sizeof(T);  // K elements per k-tile
+  extern __shared__ __align__(128) unsigned char smem[];
+
+  // Grouped rasterisation of the 1-D grid.
+  const int pid = blockIdx.x;
+  const int per_group = kGroupM * tiles_n;
+  const int first_m = (pid / per_group) * kGroupM;
+  const int group_rows = min(tiles_m - first_m, kGroupM);
+  const int tile_m = first_m + (pid % per_group) % group_rows;
+  const int tile_n = (pid % per_group) / group_rows;
+  const std::int64_t block_m = static_cast<std::int64_t>(tile_m) * kBlockM;
+  const std::int64_t block_n = static_cast<std::int64_t>(tile_n) * kBlockN;
+
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int warp_m = warp % 2;
+  const int warp_n = warp / 2;
+
+  const std::uint32_t smem_base = smem_u32(smem);
+  const int k_tiles = static_cast<int>((k + kPerRow - 1) / kPerRow);
+
+  auto load_stage = [&](int stage, int kt) {
+    const std::uint32_t sa = smem_base + stage * kStageBytes;
+    const std::int64_t k0 = static_cast<std::int64_t>(kt) * kPerRow;
+    load_tile<T, kAligned>(sa, a, m, k, block_m, k0, tid);
+    load_tile<T, kAligned>(sa + kTileBytes, b, n, k, block_n, k0, tid);
+  };
+
+  // ldmatrix lane addressing (see the fragment layouts in the PTX ISA, mma m16n8k16/k8).
+  // A, x4 per m16 tile: matrices (rows 0-7, chunk lo), (8-15, lo), (0-7, hi), (8-15, hi).
+  // B, x4 per pair of n8 tiles: (n 0-7, lo), (0-7, hi), (8-15, lo), (8-15, hi).
+  const int quad = lane >> 3;
+  const int r8 = lane & 7;
+  const int swz = (r8 >> 1) & 3;  // (row >> 1) & 3 for every row this lane addresses
+  const int a_row = warp_m * kWarpM + (quad & 1) * 8 + r8;
+  const int a_hi = quad >> 1;
+  const int b_row = warp_n * kWarpN + (quad >> 1) * 8 + r8;
+  const int b_hi = quad & 1;
+  std::uint32_t a_off[2], b_off[2];
+#pragma unroll
+  for (int kk = 0; kk < 2; ++kk) {
+    a_off[kk] = a_row * kRowBytes + (((2 * kk + a_hi) ^ swz) << 4);
+    b_off[kk] = kTileBytes + b_row * kRowBytes + (((2 * kk + b_hi) ^ swz) << 4);
+  }
+
+  float acc[kMmaM][kMmaN][4];
+#pragma unroll
+  for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < kMmaN; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s);
+    cp_async_commit();
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    // Group kt has landed (at most kStages-2 younger groups pending); the barrier also
+    // guarantees every warp finished reading the stage the next load overwrites.
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    const int next = kt + kStages - 1;
+    if (next < k_tiles) load_stage(next % kStages, next);
+    cp_async_commit();
+
+    // Fragments of k-step 1 are read from shared memory before the MMAs of k-step 0 issue.
+    const std::uint32_t stage = smem_base + (kt % kStages) * kStageBytes;
+    std::uint32_t af[2][kMmaM][4];
+    std::uint32_t bf[2][kMmaN][2];
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+      load_fragments<Traits::kTf32>(stage, a_off[kk], b_off[kk], af[kk], bf[kk]);
+    }
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+        for (int j = 0; j < kMmaN; ++j) Traits::mma(acc[i][j], af[kk][i], bf[kk][j]);
+    }
+  }
+  cp_async_wait<0>();
+
+  // Epilogue: accumulator (i, j) holds rows g and g+8, columns 2t and 2t+1 of its m16n8 tile.
+  const int g = lane >> 2;
+  const int t = lane & 3;
+#pragma unroll
+  for (int i = 0; i < kMmaM; ++i) {
+#pragma unroll
+    for (int j = 0; j < kMmaN; ++j) {
+      const std::int64_t col = block_n + warp_n * kWarpN + j * 8 + 2 * t;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::int64_t row = block_m + warp_m * kWarpM + i * 16 + g + h * 8;
+        if (row >= m || col >= n) continue;
+        auto* out = c + row * n + col;
+        const float x = acc[i][j][2 * h];
+        const float y = acc[i][j][2 * h + 1];
+        if (pair_store && col + 1 < n) {
+          Traits::store2(out, x, y);
+        } else {
+          Traits::store1(out, x);
+          if (col + 1 < n) Traits::store1(out + 1, y);
+        }
+      }
+    }
+  }
+}
+
+// 64 KiB of dynamic shared memory needs the opt-in. Set on every launch (about a
+// microsecond of host time): it is per context, and a context may have been recreated.
+template <typename Kernel>
+cudaError_t prepare_kernel(Kernel kernel) {
+  cudaError_t err =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  if (err != cudaSuccess) return err;
+  // Two blocks per SM need 128 KiB of the unified L1/shared storage.
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared);
+}
+
+template <typename T, bool kAligned>
+cudaError_t launch(std::int64_t m, std::int64_t n, std::int64_t k, const void* a, const void* b,
+                   void* c, cudaStream_t stream) {
+  auto* kernel = &gemm_tc_kernel<T, kAligned>;
+  const cudaError_t err = prepare_kernel(kernel);
+  if (err != cudaSuccess) return err;
+  const std::int64_t tiles_m = (m + kBlockM - 1) / kBlockM;
+  const std::int64_t tiles_n = (n + kBlockN - 1) / kBlockN;
+  if (tiles_m * tiles_n > 0x7fffffff || tiles_m * kGroupM * tiles_n > 0x7fffffff) {
+    return cudaErrorInvalidValue;
+  }
+  using Out = typename MmaTraits<T>::Out;
+  const bool pair_store =
+      n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0;
+  kernel<<<static_cast<unsigned>(tiles_m * tiles_n), kThreads, kSmemBytes, stream>>>(
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<Out*>(c), m, n, k,
+      static_cast<int>(tiles_m), static_cast<int>(tiles_n), pair_store);
+  return cudaGetLastError();
+}
+
+template <typename T>
+cudaError_t launch_any(std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
+                       const void* b, void* c, bool aligned, cudaStream_t stream) {
+  return aligned ? launch<T, true>(m, n, k, a, b, c, stream)
+                 : launch<T, false>(m, n, k, a, b, c, stream);
+}
+
+}  // namespace
+
+cudaError_t gemm_tensor_core(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k,
+                             const void* a, const void* b, void* c, bool aligned,
+                             cudaStream_t stream) {
+  if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) {
+    return cudaErrorInvalidValue;
+  }
+  switch (type) {
+    case GemmType::bf16: return launch_any<__nv_bfloat16>(m, n, k, a, b, c, aligned, stream);
+    case GemmType::fp16: return launch_any<__half>(m, n, k, a, b, c, aligned, stream);
+    case GemmType::tf32: return launch_any<float>(m, n, k, a, b, c, aligned, stream);
+    case GemmType::fp32: break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace mgbench::kernels::detail
