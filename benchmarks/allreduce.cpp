@@ -1,0 +1,373 @@
+// All-reduce: sum all-reduce across the GPUs of the group, NCCL and mgbench's own kernels.
+//
+// Measured: one sum all-reduce of `count` elements (bytes = count x element size, the same
+// on every rank) per op, on every rank at once. Two implementations:
+//   impl=nccl     ncclAllReduce on non-blocking communicators created once per group
+//                 (NcclComms; the watchdog aborts them past --group-timeout).
+//   impl=mgbench  the own one-shot / two-shot kernels over peer pointers
+//                 (kernels/allreduce.hpp); algo=auto picks by size. The algorithm used is
+//                 reported per rank in extra.ranks[].details.algo. Waived without peer access.
+// Formulas, as nccl-tests (t = the slowest rank's median seconds per op):
+//   time_us = t * 1e6;  algbw = bytes / t / 1e9 GB/s;  busbw = algbw * 2(n-1)/n (0 on 1 GPU).
+// Summary: plateau busbw = median busbw over the ok points of >= 64 MiB, per (gpus, impl,
+// dtype, inplace).
+// Verification on every point, as nccl-tests: inputs are small integers (-2, -1, 1, 2 from
+// a hash of rank and index), so every sum is exact in every dtype. After sampling, each
+// rank re-initialises its input, poisons its output (out-of-place), runs one fresh op and
+// counts the elements that differ from the exact sum; verification.wrong is the total over
+// ranks and any mismatch makes the point `wrong`.
+// Profiles: quick = fp32, out-of-place, x8 sizes from 8 B plus 64/128/256 MiB; standard =
+// fp32 and bf16, out-of-place, 8 B .. 1 GiB in x2 steps; full = all four dtypes, in- and
+// out-of-place. Sizes smaller than one element are skipped.
+#include <cuda_bf16.h>  // before nccl.h: older NCCL headers declare ncclBfloat16 only then
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/nccl_comms.hpp"
+#include "mgbench/bench/peer_allreduce.hpp"
+#include "mgbench/check.hpp"
+#include "mgbench/error.hpp"
+#include "mgbench/kernels/allreduce.hpp"
+#include "mgbench/kernels/fill.hpp"
+#include "mgbench/params.hpp"
+#include "mgbench/workload.hpp"
+
+namespace mgbench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x6d676231;
+constexpr std::uint64_t kNoCount = ~std::uint64_t{0};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes) {
+    MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
+  }
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)) {}
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    if (this != &other) {
+      if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
+      ptr_ = std::exchange(other.ptr_, nullptr);
+    }
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+kernels::DType kernel_dtype(ReduceDtype dtype) {
+  switch (dtype) {
+    case ReduceDtype::fp32: return kernels::DType::fp32;
+    case ReduceDtype::bf16: return kernels::DType::bf16;
+    case ReduceDtype::fp16: return kernels::DType::fp16;
+    case ReduceDtype::int32: return kernels::DType::int32;
+  }
+  return kernels::DType::fp32;
+}
+
+ncclDataType_t nccl_datatype(ReduceDtype dtype) {
+  switch (dtype) {
+    case ReduceDtype::fp32: return ncclFloat32;
+    case ReduceDtype::bf16: return ncclBfloat16;
+    case ReduceDtype::fp16: return ncclFloat16;
+    case ReduceDtype::int32: return ncclInt32;
+  }
+  return ncclFloat32;
+}
+
+// State of one group run: the own all-reduce's buffers live for the whole group.
+struct GroupState {
+  explicit GroupState(const GroupSpec& spec)
+      : devices(spec.devices), peers(spec.devices.size()), waived(spec.devices.size()) {
+    for (const auto& point : spec.points) {
+      if (point.params.value("impl", std::string()) == "mgbench" &&
+          point.params.contains("bytes")) {
+        peer_bytes = std::max(peer_bytes,
+                              static_cast<std::size_t>(param_int(point.params, "bytes")));
+      }
+    }
+  }
+  ~GroupState() {
+    // A peer may read another rank's staging buffer until its own op finishes: quiesce
+    // every GPU before any rank's buffers are freed.
+    int previous = -1;
+    (void)cudaGetDevice(&previous);
+    for (std::size_t r = 0; r < peers.size(); ++r) {
+      if (!peers[r]) continue;
+      MGBENCH_CUDA_CHECK_NOEXCEPT(cudaSetDevice(devices[r]));
+      MGBENCH_CUDA_CHECK_NOEXCEPT(cudaDeviceSynchronize());
+    }
+    peers.clear();
+    if (previous >= 0) (void)cudaSetDevice(previous);
+  }
+  GroupState(const GroupState&) = delete;
+  GroupState& operator=(const GroupState&) = delete;
+
+  std::vector<int> devices;
+  std::size_t peer_bytes = 0;
+  std::vector<std::unique_ptr<PeerAllreduce>> peers;  // per rank, from the first mgbench point
+  std::vector<std::string> waived;                    // per rank: why peer access is missing
+};
+
+// Shared by both implementations: buffers, initialisation and verification.
+class AllreducePoint : public RankPoint {
+ public:
+  explicit AllreducePoint(RankEnv& env) : env_(env) {
+    const Params& p = *env.params;
+    dtype_ = reduce_dtype_from_string(param_str(p, "dtype"));
+    count_ = static_cast<std::size_t>(param_int(p, "count"));
+    inplace_ = param_bool(p, "inplace");
+    const std::size_t bytes = count_ * reduce_dtype_size(dtype_);
+    send_ = DeviceBuffer(bytes);
+    if (!inplace_) recv_ = DeviceBuffer(bytes);
+    initialise();
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+  }
+
+  void enqueue() final { run_once(); }
+
+  // A fresh single op after sampling (in-place ops have changed the input), checked
+  // element by element; the wrong counts are summed over ranks (collective).
+  Verification verify() final {
+    Verification v;
+    std::uint64_t wrong = 0;
+    std::exception_ptr error;
+    bool issued = false;
+    try {
+      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+      initialise();
+      run_once();
+      issued = true;
+      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+      after_op(v);
+      wrong = count_wrong();
+    } catch (...) {
+      error = std::current_exception();
+      if (!issued) abandon_collective();  // the peers' op would wait for this rank forever
+    }
+    // Every rank reaches this exchange exactly once, whatever failed above.
+    void* mine = reinterpret_cast<void*>(static_cast<std::uintptr_t>(error ? kNoCount : wrong));
+    const auto all = env_.all_gather_ptr(mine);
+    if (error) std::rethrow_exception(error);
+    std::uint64_t total = 0;
+    for (void* slot : all) {
+      const auto n = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(slot));
+      if (n != kNoCount) total += n;
+    }
+    v.details["wrong"] = total;
+    v.details["wrong_on_rank"] = wrong;
+    v.details["checked"] =
+        static_cast<std::uint64_t>(count_) * static_cast<std::uint64_t>(env_.nranks);
+    if (total != 0 && v.ok) {
+      v.ok = false;
+      v.message = fmt::format("{} of {} elements differ from the exact sum ({} on rank {})",
+                              total, v.details["checked"].get<std::uint64_t>(), wrong, env_.rank);
+    }
+    return v;
+  }
+
+ protected:
+  virtual void run_once() = 0;            // enqueues one op on env_.stream
+  virtual void after_op(Verification&) {}  // implementation-specific health checks
+  virtual void abandon_collective() {}      // this rank will not join the op it owes
+
+  void* out() const { return inplace_ ? send_.get() : recv_.get(); }
+
+  RankEnv env_;
+  ReduceDtype dtype_ = ReduceDtype::fp32;
+  std::size_t count_ = 0;
+  bool inplace_ = false;
+  DeviceBuffer send_, recv_;
+
+ private:
+  // This rank's input pattern; the output poisoned (NaN / INT32_MIN: never a valid sum).
+  void initialise() {
+    MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(send_.get(), count_, kernel_dtype(dtype_),
+                                                     env_.rank, kSeed, env_.stream));
+    if (!inplace_) {
+      MGBENCH_CUDA_CHECK(
+          kernels::fill_poison(recv_.get(), count_, kernel_dtype(dtype_), env_.stream));
+    }
+  }
+
+  std::uint64_t count_wrong() {
+    DeviceBuffer counter(sizeof(unsigned long long));
+    auto* c = static_cast<unsigned long long*>(counter.get());
+    MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
+    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(), count_, kernel_dtype(dtype_),
+                                                      env_.nranks, kSeed, c, env_.stream));
+    unsigned long long host = 0;
+    MGBENCH_CUDA_CHECK(
+        cudaMemcpyAsync(&host, c, sizeof host, cudaMemcpyDeviceToHost, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    return host;
+  }
+};
+
+class NcclPoint final : public AllreducePoint {
+ public:
+  explicit NcclPoint(RankEnv& env) : AllreducePoint(env) {
+    if (env.comm == nullptr) throw EnvironmentError("impl=nccl without an NCCL communicator");
+    owner_ = NcclComms::owner_of(env.comm, &owner_rank_);
+    datatype_ = nccl_datatype(dtype_);
+  }
+
+ protected:
+  void run_once() override {
+    const void* send = send_.get();
+    void* recv = out();
+    const std::size_t count = count_;
+    const ncclDataType_t datatype = datatype_;
+    cudaStream_t stream = env_.stream;
+    auto fn = [=](ncclComm_t comm) {
+      return ncclAllReduce(send, recv, count, datatype, ncclSum, comm, stream);
+    };
+    if (owner_ != nullptr) {
+      owner_->call(owner_rank_, fn, "ncclAllReduce");
+    } else {
+      nccl_call(env_.comm, fn, "ncclAllReduce");
+    }
+  }
+
+  void after_op(Verification&) override {
+    if (owner_ != nullptr && owner_->aborted()) {
+      throw EnvironmentError("NCCL communicators aborted: " + owner_->abort_reason());
+    }
+  }
+
+  void abandon_collective() override {
+    if (owner_ != nullptr) {
+      owner_->abort(fmt::format("rank {} failed before its verification all-reduce", env_.rank));
+    }
+  }
+
+ private:
+  NcclComms* owner_ = nullptr;
+  int owner_rank_ = 0;
+  ncclDataType_t datatype_ = ncclFloat32;
+};
+
+class PeerPoint final : public AllreducePoint {
+ public:
+  PeerPoint(RankEnv& env, PeerAllreduce& peer) : AllreducePoint(env), peer_(peer) {
+    if (env.params->contains("algo")) algo_ = peer_algo_from_string(param_str(*env.params, "algo"));
+    chosen_ = peer_.resolve(count_, dtype_, algo_);
+  }
+
+  Json rank_details() override { return Json{{"algo", to_string(chosen_)}}; }
+
+ protected:
+  void run_once() override { peer_.run(send_.get(), out(), count_, dtype_, env_.stream, algo_); }
+
+  // abandon_collective: nothing to do, the peers' barriers give up after the gate timeout.
+  void after_op(Verification& v) override {
+    if (peer_.timed_out()) {
+      v.ok = false;
+      v.message = "a barrier of the own all-reduce timed out (a peer never arrived)";
+      v.details["timed_out"] = true;
+    }
+  }
+
+ private:
+  PeerAllreduce& peer_;
+  PeerAlgo algo_ = PeerAlgo::automatic;
+  PeerAlgo chosen_ = PeerAlgo::one_shot;
+};
+
+std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
+  const std::string impl = param_str(*env.params, "impl");
+  if (impl == "nccl") return std::make_unique<NcclPoint>(env);
+  if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
+  auto& slot = state.peers[env.rank];
+  if (!slot) {
+    // Collective: every rank reaches its first mgbench point together.
+    if (!state.waived[env.rank].empty()) throw WaivedError(state.waived[env.rank]);
+    try {
+      slot = std::make_unique<PeerAllreduce>(env, state.peer_bytes);
+    } catch (const WaivedError& e) {
+      state.waived[env.rank] = e.what();
+      throw;
+    }
+  }
+  return std::make_unique<PeerPoint>(env, *slot);
+}
+
+GroupRunner allreduce_runner() {
+  return [](GroupContext& ctx) {
+    auto state = std::make_shared<GroupState>(ctx.spec);
+    RunnerOptions options;
+    for (const auto& point : ctx.spec.points) {
+      const std::string impl = point.params.value("impl", std::string());
+      options.needs_nccl = options.needs_nccl || impl == "nccl";
+      options.needs_peer_access = options.needs_peer_access || impl == "mgbench";
+    }
+    GroupRunner run = make_runner(
+        [state](RankEnv& env) { return make_point(*state, env); },
+        [](const Params& params, int nranks, double seconds) {
+          return allreduce::metrics(static_cast<std::uint64_t>(param_int(params, "bytes")),
+                                    nranks, seconds);
+        },
+        options);
+    run(ctx);
+  };
+}
+
+}  // namespace
+
+}  // namespace mgbench::bench
+
+MGBENCH_REGISTER_WORKLOAD(
+    mgbench::Workload("allreduce")
+        .summary("Sum all-reduce across the group: NCCL and the own peer-to-peer kernels, "
+                 "nccl-tests' metrics")
+        .formulas("t = slowest rank's median time per op; algbw = bytes / t / 1e9 GB/s; "
+                  "busbw = algbw * 2(n-1)/n (nccl-tests; 0 on one GPU). Summary: plateau "
+                  "busbw = median busbw over sizes >= 64 MiB.")
+        .requirements("impl=mgbench: peer access between every pair of GPUs of the group "
+                      "(else waived), at most 16 GPUs")
+        .axis(mgbench::Axis::size("bytes", mgbench::bench::allreduce::size_strings(
+                                               mgbench::bench::allreduce::default_sizes(
+                                                   mgbench::Profile::standard)))
+                  .quick(mgbench::bench::allreduce::size_strings(
+                      mgbench::bench::allreduce::default_sizes(mgbench::Profile::quick)))
+                  .describe("message size per rank (rounded down to whole elements)"))
+        .axis(mgbench::Axis::text("dtype", {"fp32", "bf16"})
+                  .quick({"fp32"})
+                  .full({"fp32", "bf16", "fp16", "int32"})
+                  .allowed({"fp32", "bf16", "fp16", "int32"})
+                  .describe("element type (sum in fp32 for bf16/fp16 in the own kernels)"))
+        .axis(mgbench::Axis::text("impl", {"nccl", "mgbench"})
+                  .allowed({"nccl", "mgbench"})
+                  .describe("nccl: ncclAllReduce; mgbench: own one-shot/two-shot P2P kernels"))
+        .axis(mgbench::Axis::boolean("inplace", {"false"})
+                  .full({"false", "true"})
+                  .describe("in-place (recvbuff == sendbuff) or out-of-place"))
+        .axis(mgbench::Axis::text("algo", {"auto"})
+                  .allowed({"auto", "one_shot", "two_shot"})
+                  .describe("impl=mgbench only: auto picks one-shot for small messages"))
+        .expand(mgbench::bench::allreduce::expand_points)
+        .summarize(mgbench::bench::allreduce::plateau_summary)
+        .throughput("busbw_GBps", "GB/s")
+        .estimate_seconds_per_point(1.0)
+        .runner(mgbench::bench::allreduce_runner()));

@@ -1,0 +1,84 @@
+#pragma once
+// One NCCL communicator per rank of a group, all in this process (one GPU per rank),
+// created once per group with a non-blocking config so they can be aborted. A watchdog
+// thread polls ncclCommGetAsyncError; past the armed deadline, or on an asynchronous error,
+// it aborts every communicator so a hung collective returns instead of hanging the worker.
+//
+// Thread safety: NCCL forbids using a communicator while another thread aborts it (the
+// abort frees it). Rank threads therefore issue NCCL calls through call() / nccl_call(),
+// which hold the rank's lock for the duration of the (non-blocking, short) call and refuse
+// once an abort has started; the watchdog takes the same lock before ncclCommAbort (it
+// waits at most 2 s for it, then aborts anyway rather than hang). Waiting on the GPU
+// (cudaStreamSynchronize, events) needs no lock: an abort makes NCCL's kernels return.
+//
+// NCCL_NVLS_ENABLE: set to 0 by the constructor when the variable is unset (mgbench never
+// uses NVLink SHARP / multicast objects; main() also sets it before any thread starts).
+#include <nccl.h>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mgbench::bench {
+
+class NcclComms {
+ public:
+  // Creates the communicators (one thread, ncclCommInitRankConfig with blocking = 0 for
+  // every device inside one ncclGroupStart/End); waits for init to finish or `timeout_s` to
+  // pass (then aborts what was created and throws EnvironmentError).
+  NcclComms(const std::vector<int>& devices, double timeout_s);
+  // Finalizes and destroys the communicators (aborts them when they do not quiesce within
+  // a few seconds, or after an abort/error). Joins the watchdog first.
+  ~NcclComms();
+  NcclComms(const NcclComms&) = delete;
+  NcclComms& operator=(const NcclComms&) = delete;
+
+  ncclComm_t comm(int rank) const { return comms_.at(rank); }
+  int size() const { return static_cast<int>(comms_.size()); }
+  const std::vector<int>& devices() const { return devices_; }
+
+  // Arms the watchdog for one operation window: if not disarmed within timeout_s, or if a
+  // communicator reports an async error, every communicator is aborted. Re-arming moves
+  // the deadline. Callable from any thread.
+  void arm(double timeout_s);
+  void disarm();
+  // Aborts every communicator now (idempotent; the first reason is kept).
+  void abort(const std::string& reason);
+  bool aborted() const { return aborted_.load(); }
+  std::string abort_reason() const;
+
+  // Issues one NCCL call on rank `rank`'s communicator under the rank's lock (see above),
+  // then waits until it is no longer ncclInProgress. Throws EnvironmentError when the
+  // communicators were aborted, ApiError when the call or the communicator fails.
+  void call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn, const char* what);
+  // Waits for a non-blocking NCCL call on rank `rank` to complete (ncclInProgress polling);
+  // throws on error or abort.
+  void wait_ready(int rank) const;
+
+  // The live NcclComms that owns `comm` (nullptr when none) and the rank of `comm` in it.
+  static NcclComms* owner_of(ncclComm_t comm, int* rank);
+
+ private:
+  struct Watchdog;
+  void abort_all(const std::string& reason);
+  void watchdog_main();
+
+  std::vector<int> devices_;
+  std::vector<ncclComm_t> comms_;
+  std::atomic<bool> aborted_{false};
+  std::unique_ptr<Watchdog> watchdog_;
+};
+
+// Issues one NCCL call on `comm`: through its owning NcclComms::call() when it has one,
+// otherwise directly (then polling ncclInProgress). For workloads that only hold env.comm.
+void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& fn,
+               const char* what);
+
+// NCCL versions: as compiled against (NCCL_VERSION_CODE) and as loaded (ncclGetVersion,
+// 0 when unknown).
+int nccl_version_built();
+int nccl_version_loaded();
+
+}  // namespace mgbench::bench

@@ -1,0 +1,401 @@
+// NcclComms: non-blocking communicators for one group, the abort watchdog and guarded
+// NCCL calls (see nccl_comms.hpp).
+#include "mgbench/bench/nccl_comms.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "mgbench/check.hpp"
+#include "mgbench/error.hpp"
+
+namespace mgbench::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kWatchdogPeriod = std::chrono::milliseconds(10);
+constexpr auto kAbortLockWait = std::chrono::seconds(2);
+constexpr auto kReadyPoll = std::chrono::microseconds(20);
+constexpr double kDestroyTimeoutS = 10.0;
+
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(std::max(seconds, 0.0)));
+}
+
+// Communicators of every live NcclComms, so that a workload holding only env.comm can
+// issue guarded calls.
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<ncclComm_t, std::pair<NcclComms*, int>>& registry() {
+  static std::map<ncclComm_t, std::pair<NcclComms*, int>> r;
+  return r;
+}
+
+// Restores the calling thread's current device.
+class DeviceRestore {
+ public:
+  DeviceRestore() {
+    if (cudaGetDevice(&device_) != cudaSuccess) device_ = -1;
+  }
+  ~DeviceRestore() {
+    if (device_ >= 0) (void)cudaSetDevice(device_);
+  }
+  DeviceRestore(const DeviceRestore&) = delete;
+  DeviceRestore& operator=(const DeviceRestore&) = delete;
+
+ private:
+  int device_ = -1;
+};
+
+std::string nccl_error_text(ncclComm_t comm, ncclResult_t result) {
+  std::string text = ncclGetErrorString(result);
+  const char* last = ncclGetLastError(comm);
+  if (last != nullptr && *last != '\0') text += std::string(" (") + last + ")";
+  return text;
+}
+
+[[noreturn]] void throw_nccl(ncclResult_t result, const std::string& text, const char* what) {
+  throw_api_error("NCCL", static_cast<int>(result), "ncclResult_t", text.c_str(), what, __FILE__,
+                  __LINE__, false);
+}
+
+}  // namespace
+
+struct NcclComms::Watchdog {
+  std::vector<std::unique_ptr<std::timed_mutex>> rank_locks;  // held around every NCCL call
+  std::atomic<bool> aborting{false};
+  double call_timeout_s = 300.0;  // an NCCL call may stay in progress this long
+
+  std::mutex mutex;  // guards everything below
+  std::condition_variable cv;
+  bool stop = false;
+  bool armed = false;
+  double armed_for_s = 0;
+  Clock::time_point deadline;
+  std::string reason;
+  std::thread thread;
+};
+
+NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
+    : devices_(devices), comms_(devices.size(), nullptr),
+      watchdog_(std::make_unique<Watchdog>()) {
+  if (devices.empty()) throw UsageError("NCCL communicators need at least one device");
+  static std::once_flag nvls_once;
+  std::call_once(nvls_once, [] {
+    if (std::getenv("NCCL_NVLS_ENABLE") == nullptr) ::setenv("NCCL_NVLS_ENABLE", "0", 0);
+  });
+  const int n = size();
+  for (int r = 0; r < n; ++r) watchdog_->rank_locks.push_back(std::make_unique<std::timed_mutex>());
+  watchdog_->call_timeout_s = timeout_s;
+
+  DeviceRestore restore;
+  auto abort_created = [this] {
+    for (std::size_t r = 0; r < comms_.size(); ++r) {
+      if (comms_[r] == nullptr) continue;
+      (void)cudaSetDevice(devices_[r]);
+      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms_[r]));
+      comms_[r] = nullptr;
+    }
+  };
+
+  ncclUniqueId id;
+  MGBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+
+  // One thread initialises every rank: the calls must be grouped.
+  std::string failure;
+  ncclResult_t failure_code = ncclSuccess;
+  MGBENCH_NCCL_CHECK(ncclGroupStart());
+  for (int r = 0; r < n && failure.empty(); ++r) {
+    const cudaError_t set = cudaSetDevice(devices_[r]);
+    if (set != cudaSuccess) {
+      failure = fmt::format("cudaSetDevice({}): {}", devices_[r], cudaGetErrorString(set));
+      failure_code = ncclUnhandledCudaError;
+      break;
+    }
+    const ncclResult_t res = ncclCommInitRankConfig(&comms_[r], n, id, r, &config);
+    if (res != ncclSuccess && res != ncclInProgress) {
+      failure = fmt::format("ncclCommInitRankConfig(rank {}): {}", r, ncclGetErrorString(res));
+      failure_code = res;
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (failure.empty() && end != ncclSuccess && end != ncclInProgress) {
+    failure = fmt::format("ncclGroupEnd after ncclCommInitRankConfig: {}", ncclGetErrorString(end));
+    failure_code = end;
+  }
+
+  // Non-blocking init: poll every communicator until it leaves ncclInProgress.
+  const auto deadline = deadline_after(timeout_s);
+  for (int r = 0; r < n && failure.empty(); ++r) {
+    while (true) {
+      ncclResult_t state = ncclSuccess;
+      const ncclResult_t res = ncclCommGetAsyncError(comms_[r], &state);
+      if (res != ncclSuccess) {
+        failure = fmt::format("ncclCommGetAsyncError(rank {}): {}", r, ncclGetErrorString(res));
+        failure_code = res;
+        break;
+      }
+      if (state == ncclSuccess) break;
+      if (state != ncclInProgress) {
+        failure = fmt::format("NCCL init of rank {} (device {}) failed: {}", r, devices_[r],
+                              nccl_error_text(comms_[r], state));
+        failure_code = state;
+        break;
+      }
+      if (Clock::now() > deadline) {
+        abort_created();
+        throw EnvironmentError(fmt::format(
+            "NCCL communicator init for devices [{}] did not finish within {:.3g} s",
+            fmt::join(devices_, ","), timeout_s));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (!failure.empty()) {
+    abort_created();
+    throw_nccl(failure_code, failure, "NcclComms init");
+  }
+
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    for (int r = 0; r < n; ++r) registry()[comms_[r]] = {this, r};
+  }
+  watchdog_->thread = std::thread([this] { watchdog_main(); });
+  spdlog::debug("NCCL communicators ready on devices [{}] (NCCL {} loaded)",
+                fmt::join(devices_, ","), nccl_version_loaded());
+}
+
+NcclComms::~NcclComms() {
+  Watchdog& w = *watchdog_;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.stop = true;
+  }
+  w.cv.notify_all();
+  if (w.thread.joinable()) w.thread.join();
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    for (auto it = registry().begin(); it != registry().end();) {
+      it = it->second.first == this ? registry().erase(it) : std::next(it);
+    }
+  }
+  if (w.aborting.load()) return;  // abort_all freed them
+
+  DeviceRestore restore;
+  // Finalize every communicator in one group (one thread drives all devices), wait until
+  // they are quiescent, then destroy; anything that does not settle is aborted instead.
+  bool clean = ncclGroupStart() == ncclSuccess;
+  if (clean) {
+    for (std::size_t r = 0; r < comms_.size(); ++r) {
+      (void)cudaSetDevice(devices_[r]);
+      const ncclResult_t res = ncclCommFinalize(comms_[r]);
+      if (res != ncclSuccess && res != ncclInProgress) clean = false;
+    }
+    const ncclResult_t end = ncclGroupEnd();
+    if (end != ncclSuccess && end != ncclInProgress) clean = false;
+  }
+  const auto deadline = deadline_after(kDestroyTimeoutS);
+  for (std::size_t r = 0; r < comms_.size() && clean; ++r) {
+    while (true) {
+      ncclResult_t state = ncclSuccess;
+      if (ncclCommGetAsyncError(comms_[r], &state) != ncclSuccess) state = ncclInternalError;
+      if (state == ncclSuccess) break;
+      if (state != ncclInProgress || Clock::now() > deadline) {
+        clean = false;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  if (!clean) spdlog::warn("NCCL communicators did not finalize cleanly; aborting them");
+  for (std::size_t r = 0; r < comms_.size(); ++r) {
+    (void)cudaSetDevice(devices_[r]);
+    if (clean) {
+      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommDestroy(comms_[r]));
+    } else {
+      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms_[r]));
+    }
+  }
+}
+
+void NcclComms::arm(double timeout_s) {
+  Watchdog& w = *watchdog_;
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.armed = true;
+  w.armed_for_s = timeout_s;
+  w.deadline = deadline_after(timeout_s);
+}
+
+void NcclComms::disarm() {
+  Watchdog& w = *watchdog_;
+  std::lock_guard<std::mutex> lock(w.mutex);
+  w.armed = false;
+}
+
+void NcclComms::abort(const std::string& reason) { abort_all(reason); }
+
+std::string NcclComms::abort_reason() const {
+  Watchdog& w = *watchdog_;
+  std::lock_guard<std::mutex> lock(w.mutex);
+  return w.reason;
+}
+
+void NcclComms::abort_all(const std::string& reason) {
+  Watchdog& w = *watchdog_;
+  if (w.aborting.exchange(true)) return;
+  {
+    std::lock_guard<std::mutex> lock(w.mutex);
+    w.reason = reason;
+    w.armed = false;
+  }
+  aborted_.store(true);
+  spdlog::error("aborting the NCCL communicators of devices [{}]: {}", fmt::join(devices_, ","),
+                reason);
+  DeviceRestore restore;
+  for (std::size_t r = 0; r < comms_.size(); ++r) {
+    std::unique_lock<std::timed_mutex> rank_lock(*w.rank_locks[r], std::defer_lock);
+    if (!rank_lock.try_lock_for(kAbortLockWait)) {
+      spdlog::warn("rank {} has been inside an NCCL call for {} s; aborting it anyway", r,
+                   std::chrono::duration_cast<std::chrono::seconds>(kAbortLockWait).count());
+    }
+    if (comms_[r] == nullptr) continue;
+    (void)cudaSetDevice(devices_[r]);
+    MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms_[r]));
+  }
+}
+
+void NcclComms::watchdog_main() {
+  Watchdog& w = *watchdog_;
+  std::unique_lock<std::mutex> lock(w.mutex);
+  while (!w.stop) {
+    w.cv.wait_for(lock, kWatchdogPeriod, [&] { return w.stop; });
+    if (w.stop || w.aborting.load()) continue;
+    if (w.armed && Clock::now() > w.deadline) {
+      const std::string reason =
+          fmt::format("a collective did not complete within the {:.3g} s group timeout",
+                      w.armed_for_s);
+      lock.unlock();
+      abort_all(reason);
+      lock.lock();
+      continue;
+    }
+    lock.unlock();
+    std::string error;
+    for (int r = 0; r < size() && error.empty(); ++r) {
+      // Never wait for a rank thread: skip this rank when it is inside a call.
+      std::unique_lock<std::timed_mutex> rank_lock(*w.rank_locks[r], std::try_to_lock);
+      if (!rank_lock.owns_lock() || w.aborting.load()) continue;
+      ncclResult_t state = ncclSuccess;
+      const ncclResult_t res = ncclCommGetAsyncError(comms_[r], &state);
+      if (res != ncclSuccess) {
+        error = fmt::format("rank {}: ncclCommGetAsyncError failed: {}", r,
+                            ncclGetErrorString(res));
+      } else if (state != ncclSuccess && state != ncclInProgress) {
+        error = fmt::format("rank {} (device {}): NCCL asynchronous error: {}", r, devices_[r],
+                            nccl_error_text(comms_[r], state));
+      }
+    }
+    if (!error.empty()) abort_all(error);
+    lock.lock();
+  }
+}
+
+void NcclComms::call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn,
+                     const char* what) {
+  Watchdog& w = *watchdog_;
+  ncclResult_t res;
+  {
+    std::lock_guard<std::timed_mutex> lock(*w.rank_locks.at(rank));
+    if (w.aborting.load()) {
+      throw EnvironmentError(
+          fmt::format("{}: NCCL communicators aborted: {}", what, abort_reason()));
+    }
+    res = fn(comms_[rank]);
+    if (res != ncclSuccess && res != ncclInProgress) {
+      throw_nccl(res, nccl_error_text(comms_[rank], res), what);
+    }
+  }
+  if (res == ncclInProgress) wait_ready(rank);
+}
+
+void NcclComms::wait_ready(int rank) const {
+  Watchdog& w = *watchdog_;
+  const auto deadline = deadline_after(w.call_timeout_s);
+  while (true) {
+    ncclResult_t state = ncclSuccess;
+    {
+      std::lock_guard<std::timed_mutex> lock(*w.rank_locks.at(rank));
+      if (w.aborting.load()) {
+        throw EnvironmentError("NCCL communicators aborted: " + abort_reason());
+      }
+      MGBENCH_NCCL_CHECK(ncclCommGetAsyncError(comms_[rank], &state));
+      if (state != ncclSuccess && state != ncclInProgress) {
+        throw_nccl(state, nccl_error_text(comms_[rank], state), "ncclCommGetAsyncError");
+      }
+    }
+    if (state == ncclSuccess) return;
+    if (Clock::now() > deadline) {
+      const std::string reason = fmt::format(
+          "an NCCL call on rank {} stayed in progress for {:.3g} s", rank, w.call_timeout_s);
+      const_cast<NcclComms*>(this)->abort_all(reason);
+      throw EnvironmentError("NCCL communicators aborted: " + reason);
+    }
+    std::this_thread::sleep_for(kReadyPoll);
+  }
+}
+
+NcclComms* NcclComms::owner_of(ncclComm_t comm, int* rank) {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  const auto it = registry().find(comm);
+  if (it == registry().end()) return nullptr;
+  if (rank != nullptr) *rank = it->second.second;
+  return it->second.first;
+}
+
+void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& fn,
+               const char* what) {
+  int rank = 0;
+  if (NcclComms* owner = NcclComms::owner_of(comm, &rank)) {
+    owner->call(rank, fn, what);
+    return;
+  }
+  ncclResult_t state = fn(comm);
+  if (state != ncclSuccess && state != ncclInProgress) {
+    throw_nccl(state, nccl_error_text(comm, state), what);
+  }
+  while (state == ncclInProgress) {
+    std::this_thread::sleep_for(kReadyPoll);
+    MGBENCH_NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
+    if (state != ncclSuccess && state != ncclInProgress) {
+      throw_nccl(state, nccl_error_text(comm, state), "ncclCommGetAsyncError");
+    }
+  }
+}
+
+int nccl_version_built() { return NCCL_VERSION_CODE; }
+
+int nccl_version_loaded() {
+  int version = 0;
+  if (ncclGetVersion(&version) != ncclSuccess) return 0;
+  return version;
+}
+
+}  // namespace mgbench::bench

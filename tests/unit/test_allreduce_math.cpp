@@ -1,0 +1,244 @@
+// All-reduce arithmetic without a GPU: nccl-tests' bandwidths, size lists, point expansion,
+// the plateau summary and the verification data.
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/error.hpp"
+#include "mgbench/kernels/allreduce.hpp"
+#include "mgbench/workload.hpp"
+
+namespace ar = mgbench::bench::allreduce;
+using mgbench::Json;
+
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+mgbench::PointResult point(int gpus, const std::string& impl, const std::string& dtype,
+                           bool inplace, std::uint64_t bytes, double busbw,
+                           mgbench::Status status = mgbench::Status::ok) {
+  mgbench::PointResult p;
+  p.workload = "allreduce";
+  p.gpus = gpus;
+  p.status = status;
+  p.params = Json{{"bytes", bytes}, {"count", bytes / 4}, {"dtype", dtype}, {"impl", impl},
+                  {"inplace", inplace}};
+  p.metrics = Json{{"time_us", 1.0}, {"algbw_GBps", 1.0}, {"busbw_GBps", busbw}};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("algbw is bytes per second in GB/s", "[allreduce]") {
+  // 1 GiB in 10 ms.
+  CHECK(ar::algbw_gbps(std::uint64_t{1} << 30, 0.01) == Approx(107.3741824));
+}
+
+TEST_CASE("busbw applies nccl-tests' 2(n-1)/n factor", "[allreduce]") {
+  CHECK(ar::busbw_factor(2) == Approx(1.0));
+  CHECK(ar::busbw_factor(8) == Approx(1.75));
+  CHECK(ar::busbw_gbps(std::uint64_t{1} << 30, 0.01, 8) == Approx(107.3741824 * 1.75));
+}
+
+TEST_CASE("busbw is zero with one rank while algbw is not", "[allreduce]") {
+  const Json m = ar::metrics(1000, 1, 1e-6);
+  CHECK(m["busbw_GBps"].get<double>() == 0.0);
+  CHECK(m["algbw_GBps"].get<double>() == Approx(1.0));
+  CHECK(m["time_us"].get<double>() == Approx(1.0));
+}
+
+TEST_CASE("size list doubles from 8 B to 1 GiB inclusive", "[allreduce]") {
+  const auto sizes = ar::size_list(8, std::uint64_t{1} << 30, 2);
+  REQUIRE(sizes.size() == 28);
+  CHECK(sizes.front() == 8);
+  CHECK(sizes.back() == (std::uint64_t{1} << 30));
+  for (std::size_t i = 1; i < sizes.size(); ++i) CHECK(sizes[i] == 2 * sizes[i - 1]);
+}
+
+TEST_CASE("size list stops before passing the maximum", "[allreduce]") {
+  CHECK(ar::size_list(8, 100, 8) == std::vector<std::uint64_t>{8, 64});
+  CHECK_THROWS_AS(ar::size_list(8, 100, 1), mgbench::UsageError);
+}
+
+TEST_CASE("quick sizes step by 8 and keep three plateau sizes", "[allreduce]") {
+  const auto sizes = ar::default_sizes(mgbench::Profile::quick);
+  CHECK(sizes.front() == 8);
+  CHECK(sizes.back() == 256 * kMiB);
+  CHECK(std::is_sorted(sizes.begin(), sizes.end()));
+  const auto plateau = std::count_if(sizes.begin(), sizes.end(),
+                                     [](std::uint64_t s) { return s >= ar::kPlateauMinBytes; });
+  CHECK(plateau == 3);
+  CHECK(sizes.size() < ar::default_sizes(mgbench::Profile::standard).size());
+}
+
+TEST_CASE("element count rounds down and rejects unknown dtypes", "[allreduce]") {
+  CHECK(ar::element_count(8, "fp32") == 2);
+  CHECK(ar::element_count(8, "bf16") == 4);
+  CHECK(ar::element_count(2, "int32") == 0);
+  CHECK(ar::element_count(6, "fp32") == 1);
+  CHECK_THROWS_AS(ar::dtype_size("fp64"), mgbench::UsageError);
+}
+
+TEST_CASE("expansion skips sizes below one element and adds count", "[allreduce]") {
+  mgbench::AxisValues values;
+  values["bytes"] = {Json(2), Json(8)};
+  values["dtype"] = {Json("fp32"), Json("bf16")};
+  values["impl"] = {Json("nccl")};
+  values["inplace"] = {Json(false)};
+  const auto points = ar::expand_points(values);
+  REQUIRE(points.size() == 3);
+  // dtype is the outer loop, then sizes ascending.
+  CHECK(points[0]["dtype"] == "fp32");
+  CHECK(points[0]["bytes"] == 8);
+  CHECK(points[0]["count"] == 2);
+  CHECK(points[1]["dtype"] == "bf16");
+  CHECK(points[1]["bytes"] == 2);
+  CHECK(points[1]["count"] == 1);
+  CHECK(points[2]["count"] == 4);
+}
+
+TEST_CASE("expansion rounds bytes down to whole elements and removes duplicates",
+          "[allreduce]") {
+  mgbench::AxisValues values;
+  values["bytes"] = {Json(8), Json(10)};
+  values["dtype"] = {Json("fp32")};
+  values["impl"] = {Json("nccl")};
+  values["inplace"] = {Json(false)};
+  const auto points = ar::expand_points(values);
+  REQUIRE(points.size() == 1);
+  CHECK(points[0]["bytes"] == 8);
+}
+
+TEST_CASE("expansion gives algo to mgbench points only", "[allreduce]") {
+  mgbench::AxisValues values;
+  values["bytes"] = {Json(1024)};
+  values["dtype"] = {Json("fp32")};
+  values["impl"] = {Json("nccl"), Json("mgbench")};
+  values["inplace"] = {Json(false)};
+  values["algo"] = {Json("one_shot"), Json("two_shot")};
+  const auto points = ar::expand_points(values);
+  REQUIRE(points.size() == 3);
+  CHECK(points[0]["impl"] == "nccl");
+  CHECK_FALSE(points[0].contains("algo"));
+  CHECK(points[1]["algo"] == "one_shot");
+  CHECK(points[2]["algo"] == "two_shot");
+}
+
+TEST_CASE("plateau is the median busbw over ok sizes of at least 64 MiB", "[allreduce]") {
+  std::vector<mgbench::PointResult> points{
+      point(8, "nccl", "fp32", false, 32 * kMiB, 999.0),  // below the plateau
+      point(8, "nccl", "fp32", false, 64 * kMiB, 300.0),
+      point(8, "nccl", "fp32", false, 128 * kMiB, 320.0),
+      point(8, "nccl", "fp32", false, 256 * kMiB, 310.0),
+      point(8, "nccl", "fp32", false, 512 * kMiB, 1.0, mgbench::Status::wrong),  // not ok
+  };
+  const Json rows = ar::plateau_summary(points);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["plateau_busbw_GBps"].get<double>() == Approx(310.0));
+  CHECK(rows[0]["sizes"] == Json({64 * kMiB, 128 * kMiB, 256 * kMiB}));
+  CHECK(rows[0]["gpus"] == 8);
+  CHECK(rows[0]["impl"] == "nccl");
+  CHECK(rows[0]["dtype"] == "fp32");
+  CHECK(rows[0]["inplace"] == false);
+}
+
+TEST_CASE("plateau rows are kept apart per gpus, impl, dtype and inplace", "[allreduce]") {
+  std::vector<mgbench::PointResult> points{
+      point(2, "nccl", "fp32", false, 64 * kMiB, 100.0),
+      point(4, "nccl", "fp32", false, 64 * kMiB, 200.0),
+      point(4, "mgbench", "fp32", false, 64 * kMiB, 150.0),
+      point(4, "nccl", "bf16", false, 64 * kMiB, 210.0),
+      point(4, "nccl", "fp32", true, 64 * kMiB, 190.0),
+  };
+  const Json rows = ar::plateau_summary(points);
+  REQUIRE(rows.size() == 5);
+  std::set<double> values;
+  for (const auto& row : rows) values.insert(row["plateau_busbw_GBps"].get<double>());
+  CHECK(values == std::set<double>{100.0, 200.0, 150.0, 210.0, 190.0});
+  CHECK(rows[0]["gpus"] == 2);
+}
+
+TEST_CASE("plateau summary is empty without large sizes", "[allreduce]") {
+  const Json rows = ar::plateau_summary({point(8, "nccl", "fp32", false, 1024, 5.0)});
+  CHECK(rows.is_array());
+  CHECK(rows.empty());
+}
+
+TEST_CASE("inputs are nonzero small integers that differ by rank", "[allreduce]") {
+  std::set<int> seen;
+  int differ = 0;
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const int v = ar::input_value(0, i, 7);
+    CHECK(v >= -2);
+    CHECK(v <= 2);
+    CHECK(v != 0);
+    seen.insert(v);
+    if (v != ar::input_value(1, i, 7)) ++differ;
+  }
+  CHECK(seen.size() == 4);
+  CHECK(differ > 500);
+}
+
+TEST_CASE("expected value is the exact sum of the inputs over ranks", "[allreduce]") {
+  for (int n : {1, 2, 3, 8, mgbench::kernels::kAllreduceMaxRanks}) {
+    for (std::uint64_t i : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1023},
+                            std::uint64_t{1} << 40}) {
+      int sum = 0;
+      for (int r = 0; r < n; ++r) sum += ar::input_value(r, i, 42);
+      CHECK(ar::expected_value(n, i, 42) == sum);
+      // Exact in bf16 (8 significant bits) and fp16: |sum| <= 2n <= 32.
+      CHECK(std::abs(sum) <= 2 * n);
+    }
+  }
+}
+
+TEST_CASE("inputs depend on the seed", "[allreduce]") {
+  int differ = 0;
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    if (ar::input_value(0, i, 1) != ar::input_value(0, i, 2)) ++differ;
+  }
+  CHECK(differ > 100);
+}
+
+TEST_CASE("automatic algorithm is one-shot for small and two-shot for large messages",
+          "[allreduce]") {
+  using mgbench::kernels::AllreduceAlgo;
+  using mgbench::kernels::allreduce_auto_algo;
+  CHECK(allreduce_auto_algo(8, 8) == AllreduceAlgo::one_shot);
+  CHECK(allreduce_auto_algo(64 * 1024, 8) == AllreduceAlgo::one_shot);
+  CHECK(allreduce_auto_algo(256 * kMiB, 8) == AllreduceAlgo::two_shot);
+  CHECK(allreduce_auto_algo(256 * kMiB, 1) == AllreduceAlgo::one_shot);
+}
+
+TEST_CASE("own all-reduce grid is capped by the group's block limit", "[allreduce]") {
+  mgbench::kernels::AllreducePeers peers;
+  peers.nranks = 4;
+  peers.max_blocks = 10;
+  using mgbench::kernels::AllreduceAlgo;
+  using mgbench::kernels::DType;
+  CHECK(mgbench::kernels::allreduce_grid(peers, AllreduceAlgo::one_shot, 1, DType::fp32) == 1);
+  CHECK(mgbench::kernels::allreduce_grid(peers, AllreduceAlgo::one_shot, 1u << 30, DType::fp32) ==
+        10);
+  // Two-shot sizes the grid by one rank's slice: 4 * 512 packs of 4 fp32 -> 1 block each.
+  CHECK(mgbench::kernels::allreduce_grid(peers, AllreduceAlgo::two_shot, 4 * 512 * 4,
+                                         DType::fp32) == 1);
+}
+
+TEST_CASE("allreduce workload declares nccl-tests parameters and busbw throughput",
+          "[allreduce]") {
+  const mgbench::Workload* w = mgbench::find_workload("allreduce");
+  REQUIRE(w != nullptr);
+  for (const char* name : {"bytes", "dtype", "impl", "inplace", "algo"}) {
+    CHECK(w->find_axis(name) != nullptr);
+  }
+  CHECK(w->throughput_metric() == "busbw_GBps");
+  REQUIRE(w->find_axis("dtype") != nullptr);
+  CHECK(w->find_axis("dtype")->allowed_values ==
+        std::vector<std::string>{"fp32", "bf16", "fp16", "int32"});
+}
