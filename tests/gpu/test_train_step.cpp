@@ -1,0 +1,174 @@
+// train_step on one GPU through the registered workload: every precision verifies (replica
+// hash, tiny-model gradients against the FP64 reference), overlap/h2d off and the own
+// all-reduce verify too, the step-time breakdown and peak memory are reported, and an
+// impossible configuration ends as `oom` with the next point of the group still `ok`.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "mgbench/group.hpp"
+#include "mgbench/results.hpp"
+#include "mgbench/workload.hpp"
+
+using mgbench::Json;
+using mgbench::Params;
+using mgbench::Status;
+
+namespace {
+
+class CapturingSink : public mgbench::PointSink {
+ public:
+  void point_started(std::size_t) override {}
+  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
+  std::vector<mgbench::PointResult> results;
+};
+
+// A small point: 4 layers of 512 (one bucket per layer at bucket_mb 1), batch 256, accum 2.
+Params train_point(const std::string& dtype) {
+  return Params{{"layers", 4},       {"hidden", 512},  {"batch", 256},
+                {"dtype", dtype},    {"accum", 2},     {"overlap", true},
+                {"h2d", true},       {"impl", "nccl"}, {"bucket_mb", 1}};
+}
+
+std::vector<mgbench::PointResult> run_train(const std::vector<Params>& points) {
+  const mgbench::Workload* workload = mgbench::find_workload("train_step");
+  REQUIRE(workload != nullptr);
+  mgbench::GroupSpec spec;
+  spec.workload = "train_step";
+  spec.devices = {0};
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    mgbench::PlannedPoint p;
+    p.index = i;
+    p.params = points[i];
+    spec.points.push_back(p);
+  }
+  spec.settings.stopping.min_samples = 3;
+  spec.settings.stopping.min_time_s = 0.01;
+  spec.settings.stopping.max_time_s = 0.5;
+  spec.settings.stopping.max_noise = 0.5;
+  spec.settings.warmup_s = 0.01;
+  spec.settings.telemetry = false;
+  spec.settings.profile = "quick";
+  spec.settings.group_timeout_s = 120;
+  CapturingSink sink;
+  mgbench::GroupContext ctx{spec, sink, nullptr};
+  workload->run()(ctx);
+  return sink.results;
+}
+
+// The breakdown metrics: in PointResult::metrics once the executor merges rank details,
+// else in rank 0's details.
+Json breakdown_of(const mgbench::PointResult& r) {
+  if (r.metrics.contains("compute_only_s")) return r.metrics;
+  return r.extra.at("ranks").at(0).at("details").at("metrics");
+}
+
+void require_verified(const mgbench::PointResult& r) {
+  CAPTURE(r.params.dump(), mgbench::to_string(r.status), r.message, r.verification.dump());
+  REQUIRE(r.status == Status::ok);
+  CHECK(r.verification.value("ok", false));
+  CHECK(r.verification.value("replicas_agree", false));
+  CHECK(r.verification.value("nonfinite_weights", -1) == 0);
+  REQUIRE(r.verification.contains("grad_rel_l2"));
+  CHECK(r.verification["grad_rel_l2"].get<double>() <=
+        r.verification["grad_tolerance"].get<double>());
+  REQUIRE(r.metrics.contains("samples_per_s"));
+  CHECK(r.metrics["samples_per_s"].get<double>() > 0);
+}
+
+}  // namespace
+
+TEST_CASE("train_step fp32 on one GPU: replica hash and gradients match FP64", "[gpu][train]") {
+  const auto results = run_train({train_point("fp32")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  CHECK(results[0].verification["grad_tolerance"].get<double>() == Approx(1e-4));
+}
+
+TEST_CASE("train_step tf32 on one GPU: replica hash and gradients match FP64", "[gpu][train]") {
+  const auto results = run_train({train_point("tf32")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+}
+
+TEST_CASE("train_step bf16 on one GPU: replica hash and gradients match FP64", "[gpu][train]") {
+  const auto results = run_train({train_point("bf16")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+}
+
+TEST_CASE("train_step fp16 on one GPU: replica hash and gradients match FP64", "[gpu][train]") {
+  const auto results = run_train({train_point("fp16")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+}
+
+TEST_CASE("train_step without overlap, without h2d and accum 1 verifies", "[gpu][train]") {
+  Params p = train_point("bf16");
+  p["overlap"] = false;
+  p["h2d"] = false;
+  p["accum"] = 1;
+  const auto results = run_train({p});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  CHECK(breakdown_of(results[0])["h2d_s"].get<double>() == 0.0);
+}
+
+TEST_CASE("train_step with the own all-reduce (impl=mgbench) verifies on one GPU",
+          "[gpu][train]") {
+  Params p = train_point("bf16");
+  p["impl"] = "mgbench";
+  const auto results = run_train({p});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+}
+
+TEST_CASE("train_step reports the step-time breakdown", "[gpu][train]") {
+  const auto results = run_train({train_point("bf16")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  const Json b = breakdown_of(results[0]);
+  CAPTURE(b.dump());
+  CHECK(b["breakdown_step_s"].get<double>() > 0);
+  CHECK(b["compute_only_s"].get<double>() > 0);
+  CHECK(b["comm_s"].get<double>() >= 0);  // one rank: NCCL's in-place all-reduce is ~free
+  CHECK(b["h2d_s"].get<double>() > 0);
+  CHECK(b["optimizer_s"].get<double>() > 0);
+  CHECK(b["exposed_comm_s"].get<double>() >= 0);
+  CHECK(b["overlap_ratio"].get<double>() >= 0);
+  CHECK(b["overlap_ratio"].get<double>() <= 1);
+  // The parts timed alone are each shorter than the whole step (generous: timing noise).
+  CHECK(b["optimizer_s"].get<double>() < b["breakdown_step_s"].get<double>());
+  CHECK(b["compute_only_s"].get<double>() < 1.5 * b["breakdown_step_s"].get<double>());
+}
+
+TEST_CASE("train_step reports peak device memory at least its own allocations",
+          "[gpu][train]") {
+  const auto results = run_train({train_point("bf16")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  const auto& r = results[0];
+  REQUIRE(r.memory.contains("peak_bytes"));
+  REQUIRE(r.memory["peak_bytes"].size() == 1);
+  const Json details = r.extra.at("ranks").at(0).at("details");
+  const auto peak = r.memory["peak_bytes"][0].get<std::uint64_t>();
+  CHECK(peak >= details["allocated_bytes"].get<std::uint64_t>());
+  CHECK(details["allocated_bytes"].get<std::uint64_t>() >=
+        details["estimate_bytes"].get<std::uint64_t>());
+  CHECK(details["buckets"].get<int>() == 4);
+}
+
+TEST_CASE("train_step: an impossible configuration is oom and the next point is still ok",
+          "[gpu][train]") {
+  // 64 layers of 65536 x batch 65536 in fp32: the activations alone are over 1 TB.
+  Params huge = train_point("fp32");
+  huge["layers"] = 64;
+  huge["hidden"] = 65536;
+  huge["batch"] = 65536;
+  const auto results = run_train({huge, train_point("bf16")});
+  REQUIRE(results.size() == 2);
+  CAPTURE(results[0].message);
+  CHECK(results[0].status == Status::oom);
+  require_verified(results[1]);
+}

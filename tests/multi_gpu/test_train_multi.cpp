@@ -1,0 +1,183 @@
+// train_step on several GPUs (the binary skips itself below 2): every replica holds
+// bitwise-identical weights after the measured steps and the all-reduced tiny-model gradients
+// match the FP64 reference summed over the ranks, for NCCL and the own all-reduce, with and
+// without overlapping the all-reduce with the backward pass.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+#include "mgbench/group.hpp"
+#include "mgbench/results.hpp"
+#include "mgbench/workload.hpp"
+
+namespace {
+
+// mgbench never uses NVLink SHARP / multicast; set before any NCCL call.
+[[maybe_unused]] const int kNvlsOff = ::setenv("NCCL_NVLS_ENABLE", "0", 0);
+
+using mgbench::Json;
+using mgbench::Params;
+using mgbench::Status;
+
+class CapturingSink : public mgbench::PointSink {
+ public:
+  void point_started(std::size_t) override {}
+  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
+  std::vector<mgbench::PointResult> results;
+};
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+std::vector<int> first_devices(int n) {
+  std::vector<int> d;
+  for (int i = 0; i < n; ++i) d.push_back(i);
+  return d;
+}
+
+bool all_pairs_have_peer_access(const std::vector<int>& devices) {
+  for (int a : devices) {
+    for (int b : devices) {
+      int can = 0;
+      if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || can == 0)) return false;
+    }
+  }
+  return true;
+}
+
+// 4 layers of 512 (one bucket per layer at bucket_mb 1), batch 128 per GPU, accum 2.
+Params train_point(const std::string& impl, bool overlap) {
+  return Params{{"layers", 4},      {"hidden", 512}, {"batch", 128},
+                {"dtype", "bf16"},  {"accum", 2},    {"overlap", overlap},
+                {"h2d", true},      {"impl", impl},  {"bucket_mb", 1}};
+}
+
+std::vector<mgbench::PointResult> run_group(const std::vector<int>& devices,
+                                            const std::vector<Params>& params) {
+  mgbench::GroupSpec spec;
+  spec.workload = "train_step";
+  spec.devices = devices;
+  for (std::size_t i = 0; i < params.size(); ++i) spec.points.push_back({i, params[i]});
+  spec.settings.stopping.min_samples = 3;
+  spec.settings.stopping.min_time_s = 0.01;
+  spec.settings.stopping.max_time_s = 0.5;
+  spec.settings.stopping.max_noise = 0.5;
+  spec.settings.warmup_s = 0.01;
+  spec.settings.telemetry = false;
+  spec.settings.profile = "quick";
+  spec.settings.group_timeout_s = 120;
+  CapturingSink sink;
+  mgbench::GroupContext ctx{spec, sink, nullptr};
+  const mgbench::Workload* workload = mgbench::find_workload("train_step");
+  REQUIRE(workload != nullptr);
+  workload->run()(ctx);
+  return sink.results;
+}
+
+// Every rank's verification: the same weight hash, gradients within tolerance.
+void require_replicas_agree(const mgbench::PointResult& r, std::size_t nranks) {
+  CAPTURE(r.params.dump(), r.gpus, mgbench::to_string(r.status), r.message,
+          r.verification.dump());
+  REQUIRE(r.status == Status::ok);
+  CHECK(r.verification.value("ok", false));
+  REQUIRE(r.extra.contains("ranks"));
+  const Json& ranks = r.extra["ranks"];
+  REQUIRE(ranks.size() == nranks);
+  const std::string hash = ranks[0]["verification"]["weights_hash"].get<std::string>();
+  for (const auto& rank : ranks) {
+    const Json& v = rank["verification"];
+    CHECK(v["replicas_agree"].get<bool>());
+    CHECK(v["weights_hash"].get<std::string>() == hash);
+    CHECK(v["nonfinite_weights"].get<std::uint64_t>() == 0);
+    CHECK(v["grad_rel_l2"].get<double>() <= v["grad_tolerance"].get<double>());
+  }
+  CHECK(r.metrics["samples_per_s"].get<double>() > 0);
+}
+
+}  // namespace
+
+TEST_CASE("train_step nccl with overlap: replicas agree on 2 GPUs", "[multi_gpu][train]") {
+  const auto results = run_group(first_devices(2), {train_point("nccl", true)});
+  REQUIRE(results.size() == 1);
+  require_replicas_agree(results[0], 2);
+}
+
+TEST_CASE("train_step nccl without overlap: replicas agree on 2 GPUs", "[multi_gpu][train]") {
+  const auto results = run_group(first_devices(2), {train_point("nccl", false)});
+  REQUIRE(results.size() == 1);
+  require_replicas_agree(results[0], 2);
+}
+
+TEST_CASE("train_step own all-reduce with overlap: replicas agree on 2 GPUs",
+          "[multi_gpu][train]") {
+  const auto devices = first_devices(2);
+  const auto results = run_group(devices, {train_point("mgbench", true)});
+  REQUIRE(results.size() == 1);
+  if (!all_pairs_have_peer_access(devices)) {
+    CHECK(results[0].status == Status::waived);
+    return;
+  }
+  require_replicas_agree(results[0], 2);
+}
+
+TEST_CASE("train_step own all-reduce without overlap: replicas agree on 2 GPUs",
+          "[multi_gpu][train]") {
+  const auto devices = first_devices(2);
+  const auto results = run_group(devices, {train_point("mgbench", false)});
+  REQUIRE(results.size() == 1);
+  if (!all_pairs_have_peer_access(devices)) {
+    CHECK(results[0].status == Status::waived);
+    return;
+  }
+  require_replicas_agree(results[0], 2);
+}
+
+TEST_CASE("train_step nccl on every visible GPU in fp32 and fp16: replicas agree",
+          "[multi_gpu][train]") {
+  const int n = device_count();
+  Params fp32 = train_point("nccl", true);
+  fp32["dtype"] = "fp32";
+  Params fp16 = train_point("nccl", true);
+  fp16["dtype"] = "fp16";
+  const auto results = run_group(first_devices(n), {fp32, fp16});
+  REQUIRE(results.size() == 2);
+  require_replicas_agree(results[0], static_cast<std::size_t>(n));
+  require_replicas_agree(results[1], static_cast<std::size_t>(n));
+}
+
+TEST_CASE("train_step on 2 GPUs: an impossible configuration is oom, the next point ok",
+          "[multi_gpu][train]") {
+  Params huge = train_point("nccl", true);
+  huge["layers"] = 64;
+  huge["hidden"] = 65536;
+  huge["batch"] = 65536;
+  const auto results = run_group(first_devices(2), {huge, train_point("nccl", true)});
+  REQUIRE(results.size() == 2);
+  CAPTURE(results[0].message);
+  CHECK(results[0].status == Status::oom);
+  require_replicas_agree(results[1], 2);
+}
+
+TEST_CASE("train_step on 2 GPUs reports exposed communication and overlap within bounds",
+          "[multi_gpu][train]") {
+  const auto results = run_group(first_devices(2), {train_point("nccl", true)});
+  REQUIRE(results.size() == 1);
+  require_replicas_agree(results[0], 2);
+  const auto& r = results[0];
+  const Json b = r.metrics.contains("compute_only_s")
+                     ? r.metrics
+                     : r.extra["ranks"][0]["details"]["metrics"];
+  CAPTURE(b.dump());
+  CHECK(b["comm_s"].get<double>() > 0);
+  CHECK(b["exposed_comm_s"].get<double>() >= 0);
+  CHECK(b["exposed_comm_s"].get<double>() <= b["breakdown_step_s"].get<double>());
+  CHECK(b["overlap_ratio"].get<double>() >= 0);
+  CHECK(b["overlap_ratio"].get<double>() <= 1);
+}
