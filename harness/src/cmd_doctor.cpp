@@ -1,0 +1,79 @@
+// `mgbench doctor [--json] [--no-load]`: the pre-flight checklist. Exit 0 when no check fails,
+// 4 when one does (and 4, with one line on stderr, when there is no GPU or driver).
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include <cxxopts.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "mgbench/command.hpp"
+#include "mgbench/devices.hpp"
+#include "mgbench/doctor.hpp"
+#include "mgbench/error.hpp"
+
+namespace mgbench {
+
+namespace {
+
+int doctor_main(int argc, char** argv) {
+  cxxopts::Options options("mgbench doctor",
+                           "Pre-flight checks: GPUs, driver/CUDA/NCCL versions, PCIe and NVLink, "
+                           "P2P paths, power limits, clock-event reasons, ECC, MIG, NUMA, VM.");
+  options.add_options()
+      ("json", "print the checks as JSON")
+      ("no-load", "skip the 5 s GEMM load (PCIe link and clock events under load)")
+      ("load-seconds", "length of the load", cxxopts::value<double>()->default_value("5"))
+      ("h,help", "this help");
+  cxxopts::ParseResult args;
+  try {
+    args = options.parse(argc, argv);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("invalid command line: {}", e.what()));
+  }
+  if (args.count("help")) throw HelpRequested(options.help());
+  if (!args.unmatched().empty()) {
+    throw UsageError(fmt::format("unexpected argument '{}'", args.unmatched().front()));
+  }
+  const bool json = args.count("json") > 0;
+  const bool with_load = args.count("no-load") == 0;
+  const double load_seconds = args["load-seconds"].as<double>();
+  if (!(load_seconds > 0 && load_seconds <= 600)) {
+    throw UsageError("--load-seconds must be in (0, 600]");
+  }
+
+  const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
+  if (with_load) {
+    spdlog::info("doctor: {:.0f} s GEMM load on {} GPU(s) to read PCIe links and clock events",
+                 load_seconds, inventory.devices.size());
+  }
+  const DoctorFacts facts = collect_doctor_facts(inventory, with_load, load_seconds);
+  const auto checks = evaluate_doctor(facts);
+  const Json result = doctor_to_json(checks);
+  if (json) {
+    std::cout << result.dump(2) << "\n";
+  } else if (doctor_renderer()) {
+    const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    doctor_renderer()(std::cout, result, colour);
+  } else {
+    for (const auto& c : checks) {
+      std::cout << fmt::format("{:<5} {:<18} {}\n", to_string(c.status), c.name, c.finding);
+      const bool act = c.status == CheckStatus::warn || c.status == CheckStatus::fail;
+      if (act && !c.next_step.empty()) {
+        std::cout << fmt::format("{:<24} -> {}\n", "", c.next_step);
+      }
+    }
+  }
+  std::cout.flush();
+  return doctor_failed(checks) ? static_cast<int>(ExitCode::environment)
+                               : static_cast<int>(ExitCode::ok);
+}
+
+}  // namespace
+
+MGBENCH_REGISTER_COMMAND("doctor", "pre-flight checks of GPUs, links, power, ECC (exit 4 on fail)",
+                         doctor_main);
+
+}  // namespace mgbench
