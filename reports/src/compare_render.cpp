@@ -1,0 +1,317 @@
+// Console rendering of comparisons and offer tables (plain text, fixed-width columns).
+#include "mgbench/reports/compare_render.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace mgbench::reports {
+namespace {
+
+// A minimal fixed-width table. `align` holds one letter per column, 'l' or 'r' (missing
+// letters: right). Two spaces between columns, `indent` spaces before each line; no header
+// line when `header` is empty.
+class TextTable {
+ public:
+  TextTable(std::vector<std::string> header, std::string align)
+      : header_(std::move(header)), align_(std::move(align)) {}
+  void add(std::vector<std::string> row) {
+    if (!header_.empty()) row.resize(header_.size());
+    rows_.push_back(std::move(row));
+  }
+  bool empty() const { return rows_.empty(); }
+  void print(std::ostream& out, int indent = 2) const {
+    std::size_t columns = header_.size();
+    for (const auto& row : rows_) columns = std::max(columns, row.size());
+    std::vector<std::size_t> width(columns, 0);
+    auto measure = [&](const std::vector<std::string>& row) {
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    };
+    measure(header_);
+    for (const auto& row : rows_) measure(row);
+    auto line = [&](const std::vector<std::string>& row) {
+      std::string text(static_cast<std::size_t>(indent), ' ');
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const std::string pad(width[i] - row[i].size(), ' ');
+        const bool left = i < align_.size() && align_[i] == 'l';
+        text += left ? row[i] + pad : pad + row[i];
+        if (i + 1 < row.size()) text += "  ";
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      out << text << "\n";
+    };
+    if (!header_.empty()) line(header_);
+    for (const auto& row : rows_) line(row);
+  }
+
+ private:
+  std::vector<std::string> header_;
+  std::string align_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string significant(double value, int digits = 4) {
+  if (!std::isfinite(value)) return "-";
+  if (value == 0) return "0";
+  std::ostringstream out;
+  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
+  const int decimals = std::max(0, digits - 1 - magnitude);
+  out << std::fixed << std::setprecision(decimals) << value;
+  return out.str();
+}
+
+std::string format_p_value(double p) {
+  std::ostringstream out;
+  if (p < 0.0001) {
+    out << std::scientific << std::setprecision(1) << p;
+  } else {
+    out << std::fixed << std::setprecision(4) << p;
+  }
+  return out.str();
+}
+
+std::string percent(double fraction) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << fraction * 100.0 << " %";
+  return out.str();
+}
+
+std::string quantity_name(const Quantity& q) {
+  if (q.metric.empty()) return "median time per op (lower is better)";
+  return q.metric + (q.unit.empty() ? "" : " [" + q.unit + "]") + " (higher is better)";
+}
+
+std::string point_label(const std::string& workload, const Params& params, int gpus) {
+  return workload + " " + format_params(params) + " gpus=" + std::to_string(gpus);
+}
+
+std::string optional_text(const std::optional<double>& value, bool as_percent = false) {
+  if (!value) return "-";
+  return as_percent ? percent(*value) : significant(*value);
+}
+
+}  // namespace
+
+std::string format_params(const Params& params) {
+  if (!params.is_object() || params.empty()) return "-";
+  std::string text;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (!text.empty()) text += " ";
+    text += it.key() + "=" +
+            (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+  }
+  return text;
+}
+
+std::string format_quantity(double value, const std::string& unit) {
+  if (!std::isfinite(value)) return "-";
+  if (unit == "s") {
+    const double a = std::fabs(value);
+    if (a < 1e-6) return significant(value * 1e9) + " ns";
+    if (a < 1e-3) return significant(value * 1e6) + " us";
+    if (a < 1.0) return significant(value * 1e3) + " ms";
+    return significant(value) + " s";
+  }
+  return significant(value) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string format_change(double fraction) {
+  if (!std::isfinite(fraction)) return "-";
+  std::ostringstream out;
+  out << std::showpos << std::fixed << std::setprecision(1) << fraction * 100.0 << " %";
+  return out.str();
+}
+
+void render_comparison(std::ostream& out, const Comparison& cmp) {
+  out << "Comparing " << cmp.base_label << " (" << cmp.base_path << ") -> " << cmp.new_label << " ("
+      << cmp.new_path << ")\n\n";
+
+  if (cmp.environment.empty()) {
+    out << "Environment: no changes\n";
+  } else {
+    out << "Environment changes:\n";
+    TextTable table({}, "llll");
+    for (const EnvChange& c : cmp.environment) {
+      table.add({c.path + (c.count > 1 ? " (x" + std::to_string(c.count) + ")" : "") + ":",
+                 c.before, "->", c.after});
+    }
+    table.print(out);
+  }
+  if (cmp.fingerprint_differs) {
+    out << "  note: the environment fingerprints differ (GPU model, count, driver, CUDA or NCCL)\n";
+  }
+  out << "\n";
+
+  // One table per workload, rows in the order of the base run.
+  std::vector<std::string> workloads;
+  for (const PointComparison& p : cmp.points) {
+    if (std::find(workloads.begin(), workloads.end(), p.workload) == workloads.end()) {
+      workloads.push_back(p.workload);
+    }
+  }
+  for (const std::string& workload : workloads) {
+    const PointComparison* first = nullptr;
+    for (const PointComparison& p : cmp.points) {
+      if (p.workload == workload) {
+        first = &p;
+        break;
+      }
+    }
+    out << workload << ": " << quantity_name(first->quantity) << "\n";
+    TextTable table({"params", "gpus", "base", "new", "change", "p", "threshold", "verdict", "why"},
+                    "lrrrrrrll");
+    for (const PointComparison& p : cmp.points) {
+      if (p.workload != workload) continue;
+      const bool show_reason = p.verdict != Verdict::same;
+      table.add({format_params(p.params), std::to_string(p.gpus),
+                 format_quantity(p.base_value, p.quantity.unit),
+                 format_quantity(p.new_value, p.quantity.unit), format_change(p.change),
+                 p.test ? format_p_value(p.test->p_value) : "-", percent(p.threshold),
+                 to_string(p.verdict), show_reason ? p.reason : ""});
+    }
+    table.print(out);
+    out << "\n";
+  }
+
+  if (!cmp.efficiency.empty()) {
+    out << "Scaling efficiency:\n";
+    TextTable table({"workload", "params", "gpus", "base", "new"}, "llrrr");
+    for (const EfficiencyRow& r : cmp.efficiency) {
+      table.add({r.workload, format_params(r.params), std::to_string(r.gpus),
+                 optional_text(r.base, true), optional_text(r.next, true)});
+    }
+    table.print(out);
+    out << "\n";
+  }
+
+  if (!cmp.not_compared.empty()) {
+    out << "Not compared (not ok in both runs):\n";
+    for (const NotCompared& p : cmp.not_compared) {
+      out << "  " << point_label(p.workload, p.params, p.gpus) << ": base "
+          << to_string(p.base_status) << ", new " << to_string(p.new_status)
+          << (p.message.empty() ? "" : " (" + p.message + ")") << "\n";
+    }
+    out << "\n";
+  }
+  auto unmatched = [&](const char* title, const std::vector<UnmatchedPoint>& list) {
+    if (list.empty()) return;
+    out << title << "\n";
+    for (const UnmatchedPoint& p : list) {
+      out << "  " << point_label(p.workload, p.params, p.gpus) << " (" << to_string(p.status)
+          << ")\n";
+    }
+    out << "\n";
+  };
+  unmatched(("Only in " + cmp.base_label + ":").c_str(), cmp.only_in_base);
+  unmatched(("Only in " + cmp.new_label + ":").c_str(), cmp.only_in_new);
+
+  const int slower = cmp.count(Verdict::slower);
+  out << "Summary: " << cmp.points.size() << " points compared: " << cmp.count(Verdict::same)
+      << " same, " << cmp.count(Verdict::faster) << " faster, " << slower << " slower, "
+      << cmp.count(Verdict::noisy) << " noisy";
+  if (!cmp.not_compared.empty()) out << "; " << cmp.not_compared.size() << " not compared";
+  const std::size_t unmatched_count = cmp.only_in_base.size() + cmp.only_in_new.size();
+  if (unmatched_count) out << "; " << unmatched_count << " unmatched";
+  out << (slower ? " -> REGRESSION" : "") << "\n";
+}
+
+void render_offers(std::ostream& out, const OfferComparison& cmp) {
+  out << "Offers:\n";
+  TextTable offers({"offer", "GPU", "count", "interconnect", "driver", "CUDA", "NCCL", "platform",
+                    "$/GPU-h", "host", "file"},
+                   "llrllllllll");
+  for (const OfferSummary& s : cmp.offers) {
+    offers.add({s.label, s.gpu_model, std::to_string(s.gpu_count), s.interconnect,
+                s.driver.empty() ? "-" : s.driver, s.cuda.empty() ? "-" : s.cuda,
+                s.nccl.empty() ? "-" : s.nccl, s.platform,
+                s.price_per_gpu_hour ? significant(*s.price_per_gpu_hour, 3) : "-",
+                s.host.empty() ? "-" : s.host, s.path});
+  }
+  offers.print(out);
+  out << "\n";
+
+  bool any_price = false;
+  for (const OfferSummary& s : cmp.offers)
+    any_price = any_price || s.price_per_gpu_hour.has_value();
+
+  for (const OfferTable& t : cmp.tables) {
+    out << t.workload << ": " << quantity_name(t.quantity) << "\n";
+    const std::string unit = t.quantity.metric.empty() ? "s" : t.quantity.unit;
+    struct Section {
+      std::string title;
+      std::optional<double> OfferCell::*field;
+      int OfferRow::*best;
+      bool as_percent;
+    };
+    const std::string per = unit.empty() ? "" : unit + " ";
+    const std::vector<Section> sections = {
+        {"throughput" + (unit.empty() ? std::string() : " [" + unit + "]"), &OfferCell::throughput,
+         &OfferRow::best_throughput, false},
+        {"scaling efficiency", &OfferCell::efficiency, nullptr, true},
+        {"per watt [" + per + "per W]", &OfferCell::per_watt, &OfferRow::best_per_watt, false},
+        {"per dollar [" + per + "per $/h]", &OfferCell::per_dollar, &OfferRow::best_per_dollar,
+         false},
+    };
+    for (const Section& section : sections) {
+      // Efficiency at one GPU is 1 by definition: those rows are left out of that section.
+      const bool efficiency = section.field == &OfferCell::efficiency;
+      bool any = false;
+      for (const OfferRow& r : t.rows) {
+        if (efficiency && r.gpus <= 1) continue;
+        for (const OfferCell& c : r.cells) any = any || (c.*(section.field)).has_value();
+      }
+      if (!any) {
+        if (section.field == &OfferCell::per_dollar && !any_price && !t.quantity.metric.empty()) {
+          out << "  per dollar: give --price LABEL=USD_PER_GPU_HOUR for each offer\n";
+        }
+        continue;
+      }
+      out << "  " << section.title << "\n";
+      std::vector<std::string> header = {"params", "gpus"};
+      for (const OfferSummary& s : cmp.offers) header.push_back(s.label);
+      if (section.best) header.push_back("best");
+      std::string align = "lr" + std::string(cmp.offers.size(), 'r') + "l";
+      TextTable table(header, align);
+      for (const OfferRow& r : t.rows) {
+        if (efficiency && r.gpus <= 1) continue;
+        std::vector<std::string> row = {format_params(r.params), std::to_string(r.gpus)};
+        for (const OfferCell& c : r.cells) {
+          std::string text;
+          if (!c.present) {
+            text = "n/a";
+          } else if (c.status != Status::ok) {
+            text = to_string(c.status);
+          } else if (section.field == &OfferCell::throughput && c.throughput) {
+            text = t.quantity.metric.empty() ? format_quantity(*c.throughput, "s")
+                                             : significant(*c.throughput);
+          } else {
+            text = optional_text(c.*(section.field), section.as_percent);
+          }
+          if (c.unreliable && c.status == Status::ok) text += "*";
+          row.push_back(text);
+        }
+        if (section.best) {
+          const int best = r.*(section.best);
+          row.push_back(best >= 0 ? cmp.offers[static_cast<std::size_t>(best)].label : "-");
+        }
+        table.add(row);
+      }
+      table.print(out, 4);
+    }
+    out << "\n";
+  }
+  out << "* noisy or throttled in that run. n/a: the offer did not run this point. Per dollar is "
+         "throughput / (price per GPU-hour x GPUs).\n";
+}
+
+namespace {
+const bool registered = register_compare_renderers(
+    [](std::ostream& out, const Comparison& c) { render_comparison(out, c); },
+    [](std::ostream& out, const OfferComparison& c) { render_offers(out, c); });
+}  // namespace
+
+}  // namespace mgbench::reports
