@@ -1,0 +1,19 @@
+#pragma once
+// End-of-sweep console output: one table per workload (all-reduce: nccl-tests style tables
+// per dtype plus the plateau busbw), then the verdicts. Plain text unless colour is asked for.
+#include <ostream>
+
+#include "mgbench/results.hpp"
+
+namespace mgbench::reports {
+
+struct ConsoleOptions {
+  bool colour = false;  // ANSI colours (status tones, bold headers)
+};
+
+// Colour only when `out` is std::cout on a terminal and NO_COLOR is unset.
+void render_console(const mgbench::RunResult& run, std::ostream& out);
+void render_console(const mgbench::RunResult& run, std::ostream& out,
+                    const ConsoleOptions& options);
+
+}  // namespace mgbench::reports

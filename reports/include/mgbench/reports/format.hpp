@@ -1,0 +1,58 @@
+#pragma once
+// Text helpers shared by every report format: escaping for HTML/SVG/XML, Markdown and CSV,
+// number formatting with units, and tolerant readers of the JSON parts of the results model.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/params.hpp"
+
+namespace mgbench::reports {
+
+// Escapes & < > " ' so the text is safe in HTML/XML element content and quoted attributes.
+// Invalid UTF-8 bytes and control characters (other than tab/newline) become U+FFFD.
+std::string escape_xml(const std::string& text);
+inline std::string escape_html(const std::string& text) { return escape_xml(text); }
+// One Markdown table cell: inline markup, pipes and HTML characters escaped, newlines folded.
+std::string escape_markdown(const std::string& text);
+// One CSV field (RFC 4180 quoting). Text that a spreadsheet would run as a formula
+// (= + - @ first) is prefixed with a single quote.
+std::string csv_field(const std::string& text);
+// Folds newlines and control characters to spaces (console cells).
+std::string one_line(const std::string& text);
+
+// Numbers with about `digits` significant digits and no exponent: 812.3, 45.67, 0.01234.
+std::string format_sig(double value, int digits = 4);
+// Seconds as "12.3 us", "4.56 ms", "1.23 s".
+std::string format_seconds(double seconds);
+// Bytes in binary units: "8 B", "1.5 KiB", "64 MiB", "1 GiB".
+std::string format_bytes_iec(double bytes);
+// A fraction (0.93) as a percentage ("93.0 %") with `decimals` decimals.
+std::string format_percent(double fraction, int decimals = 1);
+// A JSON scalar as a short display string (strings verbatim, numbers via format_sig when
+// not integers, booleans yes/no, null empty). Objects and arrays are dumped compactly.
+std::string format_json_value(const Json& value);
+// Shortest round-trip representation for machine-readable output (CSV).
+std::string format_exact(double value);
+
+// Tolerant readers: a missing key, null or non-numeric value gives nullopt.
+std::optional<double> json_number(const Json& object, const std::string& key);
+// Follows a path of object keys ("temp_c", "max"). A number where an object with
+// statistics was expected is returned as is (so {"temp_c": 71} and {"temp_c": {"max": 71}}
+// both work for ("temp_c", "max")).
+std::optional<double> json_path_number(const Json& object, const std::vector<std::string>& path);
+std::string json_string(const Json& object, const std::string& key,
+                        const std::string& fallback = "");
+
+// "dtype=bf16 impl=cublas" from a parameter object (keys in object order).
+std::string params_label(const Json& params, const std::vector<std::string>& only = {});
+// Compact label for charts and legends: text values bare, numbers as "batch 256", booleans
+// as "overlap on", "inplace" as in-place/out-of-place, and M = N = K collapsed to "size 8192".
+// Only `keys` are used (all keys when empty), in object order.
+std::string params_short_label(const Json& params, const std::vector<std::string>& keys = {});
+// An integer without decimals, otherwise format_sig.
+std::string format_plain(double value);
+// A stable file/element id from free text: lower case [a-z0-9-] only.
+std::string slug(const std::string& text);
+
+}  // namespace mgbench::reports

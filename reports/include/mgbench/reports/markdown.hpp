@@ -1,0 +1,18 @@
+#pragma once
+// Markdown report: the same sections as the HTML report as text tables; charts are written
+// as standalone .svg files in "<stem>_charts/" beside the .md file and linked, so the report
+// renders in a Git forge or an issue.
+#include <string>
+
+#include "mgbench/results.hpp"
+
+namespace mgbench::reports {
+
+// Writes `md_path` and its chart files; throws UsageError when they cannot be written.
+void write_markdown(const mgbench::RunResult& run, const std::string& md_path);
+// The Markdown text alone; charts are linked as "<charts_dir>/<chart id>.svg".
+std::string render_markdown_report(const mgbench::RunResult& run, const std::string& charts_dir);
+// "report.md" -> "report_charts".
+std::string markdown_charts_dir_name(const std::string& md_path);
+
+}  // namespace mgbench::reports

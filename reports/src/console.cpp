@@ -1,0 +1,56 @@
+// Console tables at the end of a sweep.
+#include "mgbench/reports/console.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "mgbench/reports/format.hpp"
+#include "mgbench/reports/sections.hpp"
+
+namespace mgbench::reports {
+
+void render_console(const RunResult& run, std::ostream& out) {
+  ConsoleOptions options;
+  options.colour =
+      &out == &std::cout && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  render_console(run, out, options);
+}
+
+void render_console(const RunResult& run, std::ostream& out, const ConsoleOptions& options) {
+  TextStyle style;
+  style.colour = options.colour;
+  style.indent = 2;
+  bool first = true;
+  for (const auto& workload : workloads_of(run)) {
+    for (const auto& table : workload_tables(run, workload)) {
+      if (!first) out << '\n';
+      first = false;
+      render_text(table, out, style);
+    }
+  }
+  if (run.points.empty()) out << "No points were run.\n";
+  const Table verdicts = verdicts_table(run);
+  if (!verdicts.empty()) {
+    out << "\nVerdicts\n";
+    for (std::size_t i = 0; i < verdicts.rows.size(); ++i) {
+      const auto& row = verdicts.rows[i];
+      // Columns after drop_empty_columns: find by header.
+      std::string text, anomalies;
+      for (std::size_t c = 0; c < verdicts.columns.size() && c < row.size(); ++c) {
+        if (verdicts.columns[c].header == "verdict") text = row[c];
+        if (verdicts.columns[c].header == "anomalies") anomalies = row[c];
+      }
+      out << "  - " << one_line(text) << '\n';
+      if (!anomalies.empty()) {
+        out << "    " << (options.colour ? "\x1b[33m" : "") << "anomalies: " << one_line(anomalies)
+            << (options.colour ? "\x1b[0m" : "") << '\n';
+      }
+    }
+  }
+  out << '\n'
+      << "Points: " << status_counts(run) << (run.interrupted ? " (interrupted)" : "") << '\n';
+}
+
+}  // namespace mgbench::reports

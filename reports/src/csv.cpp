@@ -1,0 +1,125 @@
+// CSV export: one row per point.
+#include "mgbench/reports/csv.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "mgbench/reports/format.hpp"
+#include "mgbench/reports/sections.hpp"
+#include "report_io.hpp"
+
+namespace mgbench::reports {
+namespace {
+
+std::string cell(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer()) return v.dump();
+  if (v.is_number()) return format_exact(v.get<double>());
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  return csv_field(v.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+std::string cell(const std::optional<double>& v) { return v ? format_exact(*v) : ""; }
+
+std::set<std::string> keys_of(const RunResult& run, const Json PointResult::*member, bool scalars) {
+  std::set<std::string> keys;
+  for (const auto& p : run.points) {
+    const Json& j = p.*member;
+    if (!j.is_object()) continue;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (scalars && (it->is_object() || it->is_array())) continue;
+      keys.insert(it.key());
+    }
+  }
+  return keys;
+}
+
+}  // namespace
+
+void write_csv(const RunResult& run, std::ostream& out) {
+  const auto param_keys = keys_of(run, &PointResult::params, false);
+  const auto metric_keys = keys_of(run, &PointResult::metrics, false);
+  const auto verify_keys = keys_of(run, &PointResult::verification, true);
+  std::vector<std::string> header = {"index",  "workload", "gpus",   "devices",
+                                     "status", "noisy",    "message"};
+  for (const auto& k : param_keys) header.push_back("param." + k);
+  for (const char* h : {"samples", "ops_per_sample", "median_s", "mean_s", "min_s", "max_s",
+                        "stdev_s", "rel_stdev", "p05_s", "p95_s", "ci_low_s", "ci_high_s"}) {
+    header.push_back(h);
+  }
+  for (const auto& k : metric_keys) header.push_back("metric." + k);
+  for (const char* h :
+       {"speedup", "efficiency", "karp_flatt", "marginal_efficiency", "peak_memory_bytes"}) {
+    header.push_back(h);
+  }
+  for (const auto& k : verify_keys) header.push_back("verification." + k);
+  for (const char* h : {"avg_power_w", "max_temp_c", "sm_clock_mhz", "throttle_fraction",
+                        "energy_j", "wall_s", "started_at"}) {
+    header.push_back(h);
+  }
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
+  out << "\r\n";
+
+  std::vector<const PointResult*> points;
+  for (const auto& p : run.points) points.push_back(&p);
+  std::stable_sort(points.begin(), points.end(),
+                   [](const PointResult* a, const PointResult* b) { return a->index < b->index; });
+  for (const auto* p : points) {
+    std::vector<std::string> row;
+    row.push_back(std::to_string(p->index));
+    row.push_back(csv_field(p->workload));
+    row.push_back(std::to_string(p->gpus));
+    std::string devices;
+    for (std::size_t i = 0; i < p->devices.size(); ++i) {
+      devices += (i ? " " : "") + std::to_string(p->devices[i]);
+    }
+    row.push_back(devices);
+    row.push_back(to_string(p->status));
+    row.push_back(p->noisy ? "true" : "false");
+    row.push_back(csv_field(p->message));
+    for (const auto& k : param_keys) {
+      row.push_back(p->params.is_object() && p->params.contains(k) ? cell(p->params[k]) : "");
+    }
+    const Statistics& s = p->stats;
+    const bool have = s.n > 0;
+    row.push_back(std::to_string(s.n));
+    row.push_back(std::to_string(p->ops_per_sample));
+    for (double v : {s.median, s.mean, s.min, s.max, s.stdev, s.rel_stdev, s.p05, s.p95, s.ci_low,
+                     s.ci_high}) {
+      row.push_back(have ? format_exact(v) : "");
+    }
+    for (const auto& k : metric_keys) {
+      row.push_back(p->metrics.is_object() && p->metrics.contains(k) ? cell(p->metrics[k]) : "");
+    }
+    const Json* sc = scaling_row(run, *p);
+    for (const char* k : {"speedup", "efficiency", "karp_flatt", "marginal_efficiency"}) {
+      row.push_back(sc ? cell(json_number(*sc, k)) : "");
+    }
+    row.push_back(cell(peak_memory_bytes(*p)));
+    for (const auto& k : verify_keys) {
+      row.push_back(p->verification.is_object() && p->verification.contains(k)
+                        ? cell(p->verification[k])
+                        : "");
+    }
+    const TelemetrySummary t = telemetry_summary(*p);
+    row.push_back(cell(t.avg_power_w));
+    row.push_back(cell(t.max_temp_c));
+    row.push_back(cell(t.sm_clock_mhz));
+    row.push_back(cell(t.throttle_fraction));
+    row.push_back(cell(t.energy_j));
+    row.push_back(format_exact(p->wall_s));
+    row.push_back(csv_field(p->started_at));
+    for (std::size_t i = 0; i < row.size(); ++i) out << (i ? "," : "") << row[i];
+    out << "\r\n";
+  }
+}
+
+void write_csv_file(const RunResult& run, const std::string& path) {
+  std::ostringstream out;
+  write_csv(run, out);
+  detail::write_text_file(path, out.str());
+}
+
+}  // namespace mgbench::reports

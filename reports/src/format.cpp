@@ -1,0 +1,310 @@
+// Escaping, number formatting and tolerant JSON readers for the report renderers.
+#include "mgbench/reports/format.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+namespace mgbench::reports {
+namespace {
+
+constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence starting at `i`, or 0 when it is invalid.
+std::size_t utf8_sequence_length(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  // Overlong forms, surrogates, out of range, and the XML-forbidden U+FFFE/U+FFFF.
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return 0;
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
+  return len;
+}
+
+// Valid UTF-8 with control characters (except tab/newline/CR when kept) replaced.
+std::string sanitize_utf8(const std::string& text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = utf8_sequence_length(text, i);
+    if (len == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (len == 1 && (c < 0x20 || c == 0x7F)) {
+      if (c == '\t') {
+        out += keep_newlines ? '\t' : ' ';
+      } else if (c == '\n' || c == '\r') {
+        out += keep_newlines ? static_cast<char>(c) : ' ';
+      } else {
+        out += kReplacement;
+      }
+    } else {
+      out.append(text, i, len);
+    }
+    i += len;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string escape_xml(const std::string& text) {
+  const std::string clean = sanitize_utf8(text, true);
+  std::string out;
+  out.reserve(clean.size() + 16);
+  for (char c : clean) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string one_line(const std::string& text) {
+  std::string out = sanitize_utf8(text, false);
+  // Collapse runs of spaces created by folded newlines.
+  std::string collapsed;
+  collapsed.reserve(out.size());
+  for (char c : out) {
+    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
+    collapsed += c;
+  }
+  while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
+  return collapsed;
+}
+
+std::string escape_markdown(const std::string& text) {
+  const std::string line = one_line(text);
+  std::string out;
+  out.reserve(line.size() + 8);
+  for (char c : line) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '|': out += "\\|"; break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '#':
+      case '~':
+        out += '\\';
+        out += c;
+        break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  std::string value = sanitize_utf8(text, true);
+  if (!value.empty() && (value[0] == '=' || value[0] == '+' || value[0] == '-' || value[0] == '@' ||
+                         value[0] == '\t' || value[0] == '\r')) {
+    value.insert(value.begin(), '\'');
+  }
+  if (value.find_first_of(",\"\n\r") == std::string::npos) return value;
+  std::string out = "\"";
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string format_sig(double value, int digits) {
+  if (!std::isfinite(value)) return std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
+  if (value == 0) return "0";
+  const double magnitude = std::floor(std::log10(std::fabs(value)));
+  int decimals = digits - 1 - static_cast<int>(magnitude);
+  decimals = std::clamp(decimals, 0, 9);
+  std::string s = fmt::format("{:.{}f}", value, decimals);
+  if (s == "-0" || s.find_first_not_of("-0.") == std::string::npos) return "0";
+  return s;
+}
+
+std::string format_seconds(double seconds) {
+  const double a = std::fabs(seconds);
+  if (a == 0) return "0 s";
+  if (a < 1e-6) return format_sig(seconds * 1e9, 4) + " ns";
+  if (a < 1e-3) return format_sig(seconds * 1e6, 4) + " us";
+  if (a < 1) return format_sig(seconds * 1e3, 4) + " ms";
+  return format_sig(seconds, 4) + " s";
+}
+
+std::string format_bytes_iec(double bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int unit = 0;
+  double v = bytes;
+  while (std::fabs(v) >= 1024 && unit < 5) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return format_plain(v) + " B";
+  // 3 significant digits, trailing zeros dropped: 1 GiB, 1.5 KiB, 768 MiB.
+  std::string s = format_sig(v, 3);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s + " " + kUnits[unit];
+}
+
+std::string format_percent(double fraction, int decimals) {
+  return fmt::format("{:.{}f} %", fraction * 100.0, decimals);
+}
+
+std::string format_exact(double value) {
+  if (!std::isfinite(value)) return "";
+  return fmt::format("{}", value);
+}
+
+std::string format_json_value(const Json& value) {
+  if (value.is_null()) return "";
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "yes" : "no";
+  if (value.is_number_integer()) return value.dump();
+  if (value.is_number()) {
+    const double d = value.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) {
+      return fmt::format("{}", static_cast<long long>(d));
+    }
+    return fmt::format("{:.6g}", d);
+  }
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::optional<double> json_number(const Json& object, const std::string& key) {
+  if (!object.is_object()) return std::nullopt;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<double> json_path_number(const Json& object, const std::vector<std::string>& path) {
+  const Json* node = &object;
+  for (const auto& key : path) {
+    if (node->is_number()) break;  // a plain number where statistics were expected
+    if (!node->is_object()) return std::nullopt;
+    const auto it = node->find(key);
+    if (it == node->end()) return std::nullopt;
+    node = &*it;
+  }
+  if (!node->is_number()) return std::nullopt;
+  const double v = node->get<double>();
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string json_string(const Json& object, const std::string& key, const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return fallback;
+  return format_json_value(*it);
+}
+
+std::string params_label(const Json& params, const std::vector<std::string>& only) {
+  std::string out;
+  if (!params.is_object()) return out;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (!only.empty() && std::find(only.begin(), only.end(), it.key()) == only.end()) continue;
+    if (!out.empty()) out += ' ';
+    out += it.key() + "=" + format_json_value(it.value());
+  }
+  return out;
+}
+
+std::string format_plain(double value) {
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e15) {
+    return fmt::format("{}", static_cast<long long>(value));
+  }
+  return format_sig(value, 4);
+}
+
+std::string params_short_label(const Json& params, const std::vector<std::string>& keys) {
+  if (!params.is_object()) return {};
+  const auto wanted = [&](const std::string& k) {
+    return keys.empty() || std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
+  const bool square = params.contains("m") && params.contains("n") && params.contains("k") &&
+                      params["m"] == params["n"] && params["n"] == params["k"];
+  std::vector<std::string> text_parts, other_parts;
+  bool size_done = false;
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    const std::string& k = it.key();
+    if (!wanted(k)) continue;
+    const Json& v = it.value();
+    if (square && (k == "m" || k == "n" || k == "k")) {
+      if (!size_done) other_parts.push_back("size " + format_json_value(params["m"]));
+      size_done = true;
+      continue;
+    }
+    if (k == "shape" && v.is_string() && v.get<std::string>() == "square" && square) continue;
+    if (k == "inplace" && v.is_boolean()) {
+      other_parts.push_back(v.get<bool>() ? "in-place" : "out-of-place");
+    } else if (v.is_string()) {
+      text_parts.push_back(v.get<std::string>());
+    } else if (v.is_boolean()) {
+      other_parts.push_back(k + (v.get<bool>() ? " on" : " off"));
+    } else {
+      other_parts.push_back(k + " " + format_json_value(v));
+    }
+  }
+  std::string out;
+  for (const auto* parts : {&text_parts, &other_parts}) {
+    for (const auto& p : *parts) out += (out.empty() ? "" : " · ") + p;
+  }
+  return out;
+}
+
+std::string slug(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) && u < 0x80) {
+      out += static_cast<char>(std::tolower(u));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "x" : out;
+}
+
+}  // namespace mgbench::reports

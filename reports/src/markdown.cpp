@@ -1,0 +1,98 @@
+// Markdown report with charts as linked .svg files.
+#include "mgbench/reports/markdown.hpp"
+
+#include <filesystem>
+
+#include "mgbench/reports/charts.hpp"
+#include "mgbench/reports/format.hpp"
+#include "mgbench/reports/sections.hpp"
+#include "mgbench/reports/svg.hpp"
+#include "report_io.hpp"
+
+namespace mgbench::reports {
+namespace {
+
+void charts_of(const std::vector<ChartEntry>& charts, const std::string& section,
+               const std::string& dir, std::string& out) {
+  bool any = false;
+  for (const auto& c : charts) {
+    if (c.section != section) continue;
+    out += "![" + escape_markdown(c.title) + "](" + dir + "/" + c.id + ".svg)\n";
+    any = true;
+  }
+  if (any) out += "\n";
+}
+
+}  // namespace
+
+std::string markdown_charts_dir_name(const std::string& md_path) {
+  return std::filesystem::path(md_path).stem().string() + "_charts";
+}
+
+std::string render_markdown_report(const RunResult& run, const std::string& charts_dir) {
+  const auto charts = build_charts(run);
+  std::string out = "# mgbench report";
+  if (!run.host.empty()) out += ": " + escape_markdown(run.host);
+  out += "\n\n";
+  Table summary = run_summary_table(run);
+  summary.title.clear();
+  out += render_markdown(summary, 0);
+
+  const Table verdicts = verdicts_table(run);
+  if (!verdicts.empty()) out += render_markdown(verdicts, 2);
+  const Table doctor = run_doctor_table(run);
+  if (!doctor.empty()) out += render_markdown(doctor, 2);
+
+  for (const auto& workload : workloads_of(run)) {
+    out += "## " + escape_markdown(workload) + "\n\n";
+    charts_of(charts, workload, charts_dir, out);
+    for (auto table : workload_tables(run, workload)) {
+      if (table.title == workload) table.title = "Results";
+      out += render_markdown(table, 3);
+    }
+  }
+  const auto scaling = scaling_tables(run);
+  if (!scaling.empty()) {
+    out += "## Scaling\n\n";
+    for (const auto& t : scaling) out += render_markdown(t, 3);
+  }
+  bool telemetry = false;
+  for (const auto& c : charts) telemetry = telemetry || c.section == "telemetry";
+  if (telemetry) {
+    out += "## Telemetry\n\nShaded: intervals in which the GPU reported a throttle reason.\n\n";
+    charts_of(charts, "telemetry", charts_dir, out);
+  }
+  const Table points = points_table(run);
+  if (!points.empty()) out += render_markdown(points, 2);
+  const auto env = environment_tables(run);
+  if (!env.empty()) {
+    out += "## Environment\n\n";
+    for (auto t : env) {
+      if (t.title == "Environment") t.title.clear();
+      out += render_markdown(t, 3);
+    }
+  }
+  while (out.size() > 1 && out[out.size() - 1] == '\n' && out[out.size() - 2] == '\n')
+    out.pop_back();
+  return out;
+}
+
+void write_markdown(const RunResult& run, const std::string& md_path) {
+  namespace fs = std::filesystem;
+  const std::string dir_name = markdown_charts_dir_name(md_path);
+  const fs::path charts_dir = fs::path(md_path).parent_path() / dir_name;
+  const auto charts = build_charts(run);
+  // Remove charts of an earlier rendering so the directory matches this report.
+  std::error_code ec;
+  if (fs::is_directory(charts_dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(charts_dir, ec)) {
+      if (entry.path().extension() == ".svg") fs::remove(entry.path(), ec);
+    }
+  }
+  for (const auto& c : charts) {
+    detail::write_text_file((charts_dir / (c.id + ".svg")).string(), svg::standalone(c.svg));
+  }
+  detail::write_text_file(md_path, render_markdown_report(run, dir_name));
+}
+
+}  // namespace mgbench::reports

@@ -1,0 +1,108 @@
+// The charts built from the fixed sample run (reports/charts.hpp, reports/svg.hpp).
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "mgbench/reports/charts.hpp"
+#include "mgbench/reports/svg.hpp"
+#include "mgbench/results.hpp"
+
+namespace mr = mgbench::reports;
+
+namespace {
+
+const std::vector<mr::ChartEntry>& sample_charts() {
+  static const auto charts = mr::build_charts(
+      mgbench::load_results(std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json"));
+  return charts;
+}
+
+std::vector<const mr::ChartEntry*> of_kind(const std::string& kind) {
+  std::vector<const mr::ChartEntry*> out;
+  for (const auto& c : sample_charts()) {
+    if (c.kind == kind) out.push_back(&c);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sample run yields every kind of chart", "[reports][charts]") {
+  for (const char* kind : {"scaling", "efficiency", "size", "busbw", "time", "throughput", "memory",
+                           "breakdown", "timeline"}) {
+    INFO(kind);
+    CHECK_FALSE(of_kind(kind).empty());
+  }
+}
+
+TEST_CASE("chart ids are unique", "[reports][charts]") {
+  std::set<std::string> ids;
+  for (const auto& c : sample_charts()) CHECK(ids.insert(c.id).second);
+}
+
+TEST_CASE("every chart has data elements", "[reports][charts]") {
+  for (const auto& c : sample_charts()) {
+    INFO(c.id);
+    CHECK(c.svg.find("class=\"data ") != std::string::npos);
+  }
+}
+
+TEST_CASE("throughput vs GPU count has the ideal line", "[reports][charts]") {
+  const auto charts = of_kind("scaling");
+  REQUIRE_FALSE(charts.empty());
+  for (const auto* c : charts) CHECK(c->svg.find("ideal (linear)") != std::string::npos);
+}
+
+TEST_CASE("all-reduce bandwidth uses a log2 byte axis from 8 B to 1 GiB", "[reports][charts]") {
+  const auto charts = of_kind("busbw");
+  REQUIRE(charts.size() == 2);  // fp32 and bf16
+  const std::string& svg = charts[0]->svg;
+  CHECK(svg.find(">8 B<") != std::string::npos);
+  CHECK(svg.find(">1 GiB<") != std::string::npos);
+  CHECK(svg.find("busbw (GB/s)") != std::string::npos);
+}
+
+TEST_CASE("memory chart marks the OOM boundary", "[reports][charts]") {
+  const auto charts = of_kind("memory");
+  REQUIRE(charts.size() == 1);
+  CHECK(charts[0]->svg.find("OOM at batch 512") != std::string::npos);
+}
+
+TEST_CASE("telemetry timelines: three per GPU, throttled intervals shaded", "[reports][charts]") {
+  const auto charts = of_kind("timeline");
+  CHECK(charts.size() == 8 * 3);
+  std::size_t shaded = 0;
+  for (const auto* c : charts) shaded += c->svg.find("class=\"band\"") != std::string::npos;
+  CHECK(shaded == 3);  // GPU 3: power, temperature, SM clock
+}
+
+TEST_CASE("a run without scaling, telemetry or points has no charts", "[reports][charts]") {
+  mgbench::RunResult run;
+  CHECK(mr::build_charts(run).empty());
+}
+
+TEST_CASE("log2 tick labels are thinned so they do not overlap", "[reports][charts]") {
+  mr::svg::LineChart c;
+  c.id = "t";
+  c.width = 320;
+  c.x.scale = mr::svg::Scale::log2;
+  c.x.format = mr::svg::TickFormat::bytes;
+  mr::svg::Series s;
+  for (int e = 3; e <= 30; ++e) {
+    s.x.push_back(std::ldexp(1.0, e));
+    s.y.push_back(e);
+  }
+  c.series.push_back(s);
+  const std::string svg = mr::svg::render(c);
+  // Count x tick labels (text-anchor middle) and require fewer than the 28 powers.
+  std::size_t labels = 0, pos = 0;
+  while ((pos = svg.find("text-anchor=\"middle\">", pos)) != std::string::npos) {
+    ++labels;
+    ++pos;
+  }
+  CHECK(labels >= 3);
+  CHECK(labels <= 8);
+  CHECK(svg.find(">1 GiB<") != std::string::npos);
+}
