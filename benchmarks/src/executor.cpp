@@ -29,6 +29,10 @@ namespace mgbench::bench {
 
 namespace {
 
+// Ops queued behind one start gate. The CUDA launch queue holds on the order of a thousand
+// launches; an op may launch dozens of kernels (a training step), so stay well below.
+constexpr int kMaxOpsPerSample = 64;
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -488,11 +492,16 @@ class GroupRun {
                                                            shared_->comms);
         (void)unused;
         const double op_s = std::max(first, 1e-7);
+        // Warm-up runs ungated: behind a spinning gate kernel, a long queue of launches would
+        // fill the stream's launch queue and block the host before it could open the gate.
         const int warm = static_cast<int>(std::clamp(settings.warmup_s / op_s, 1.0, 1000.0));
+        for (int i = 0; i < warm; ++i) enqueue();
+        MGBENCH_CUDA_CHECK(cudaStreamSynchronize(res.stream));
+        shared_->barrier();
+        // Ops per sample: enough for target_sample_s, few enough that everything queued
+        // behind the gate fits the launch queue (kMaxOpsPerSample).
         reps = static_cast<std::size_t>(std::clamp(std::ceil(settings.target_sample_s / op_s), 1.0,
-                                                   10000.0));
-        shared_->timed_sample(rank, res.stream, res.start, res.stop, res.gate_timed_out, enqueue,
-                              warm, 0, shared_->comms);
+                                                   static_cast<double>(kMaxOpsPerSample)));
         const double slowdown = settings.extra.value("test_slowdown", 0.0);
         const auto busy_ns =
             static_cast<std::uint64_t>(std::max(0.0, slowdown) * op_s * static_cast<double>(reps) * 1e9);

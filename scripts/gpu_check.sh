@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# One batched verification pass on a GPU machine (used for the closing notes):
+#   scripts/gpu_check.sh BIN_DIR OUT_DIR [STEP...]
+# Steps: info tests gemm torch allreduce train telemetry compare (default: all). Each step's
+# output goes to OUT_DIR/<step>.log and a short summary to stdout; results under OUT_DIR/runs.
+set -uo pipefail
+bin="$1"; out="$2"; shift 2
+steps=("$@")
+[[ ${#steps[@]} -eq 0 ]] && steps=(info tests gemm torch allreduce train telemetry compare)
+mkdir -p "$out/runs"
+export NCCL_NVLS_ENABLE=0
+common=(--no-history --gpus 1)
+
+step() { echo "=== $1 ($(date +%T))"; }
+for s in "${steps[@]}"; do
+  case "$s" in
+    info)
+      step info
+      nvidia-smi --query-gpu=name,driver_version,power.limit,clocks.max.sm,temperature.gpu --format=csv
+      "$bin/mgbench" info >"$out/info.log" 2>&1; echo "info rc=$?"
+      "$bin/mgbench" info --json >"$out/info.json" 2>>"$out/info.log"
+      "$bin/mgbench" doctor >"$out/doctor.log" 2>&1; echo "doctor rc=$?"
+      tail -n 30 "$out/doctor.log" ;;
+    tests)
+      step tests
+      timeout 300 "$bin/mgbench_gpu_tests" >"$out/gpu_tests.log" 2>&1; echo "gpu tests rc=$?"
+      grep -E "FAILED|passed|failed|SKIP" "$out/gpu_tests.log" | tail -n 25 ;;
+    gemm)
+      step gemm
+      timeout 300 "$bin/mgbench" sweep "${common[@]}" --workloads gemm --out "$out/runs/gemm" \
+        >"$out/gemm.log" 2>&1; echo "gemm sweep rc=$?"
+      tail -n 40 "$out/gemm.log" ;;
+    torch)
+      step torch
+      python3 scripts/torch_matmul_reference.py 2>&1 | tail -n 3 ;;
+    allreduce)
+      step allreduce
+      timeout 240 "$bin/mgbench" sweep "${common[@]}" --workloads allreduce --out "$out/runs/allreduce" \
+        >"$out/allreduce.log" 2>&1; echo "allreduce sweep rc=$?"
+      tail -n 40 "$out/allreduce.log" ;;
+    train)
+      step train
+      timeout 300 "$bin/mgbench" sweep "${common[@]}" --workloads train_step --dtypes bf16,fp32 \
+        --batch-sizes auto --out "$out/runs/train" >"$out/train.log" 2>&1; echo "train sweep rc=$?"
+      tail -n 40 "$out/train.log" ;;
+    telemetry)
+      step telemetry
+      for i in 1 2; do
+        for t in on off; do
+          extra=(); [[ $t == off ]] && extra=(--no-telemetry)
+          "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16 \
+            --param size=8192 --profile full --skip-doctor --no-report "${extra[@]}" \
+            --out "$out/runs/telov-$t-$i" >>"$out/telemetry.log" 2>&1
+        done
+      done
+      grep -h '"tflops_per_gpu"' "$out"/runs/telov-*/results.json | head ;;
+    compare)
+      step compare
+      "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16,fp16 \
+        --profile quick --skip-doctor --no-report --out "$out/runs/cmp-a" >>"$out/compare.log" 2>&1
+      "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16,fp16 \
+        --profile quick --skip-doctor --no-report --out "$out/runs/cmp-b" >>"$out/compare.log" 2>&1
+      MGBENCH_TEST_SLOWDOWN=0.1 "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas \
+        --param dtype=bf16,fp16 --profile quick --skip-doctor --no-report --out "$out/runs/cmp-slow" \
+        >>"$out/compare.log" 2>&1
+      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-b/results.json"; echo "same rc=$?"
+      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-slow/results.json"; echo "slow rc=$?" ;;
+  esac
+done
+tar -C "$out" -czf "$out/../gpu_check.tgz" . 2>/dev/null || true
