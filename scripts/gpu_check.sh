@@ -7,6 +7,8 @@ set -uo pipefail
 bin="$1"; out="$2"; shift 2
 steps=("$@")
 [[ ${#steps[@]} -eq 0 ]] && steps=(info tests gemm torch allreduce train telemetry compare)
+# Steps: ubuntu_build (configure + build the ci preset here, in the background), example
+# (every workload, default profile: the run behind reports/examples/).
 mkdir -p "$out/runs"
 export NCCL_NVLS_ENABLE=0
 common=(--no-history --gpus 1)
@@ -32,7 +34,24 @@ for s in "${steps[@]}"; do
       tail -n 40 "$out/gemm.log" ;;
     torch)
       step torch
+      "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16 \
+        --param size=8192 --skip-doctor --no-report --out "$out/runs/torchcmp" >"$out/torch.log" 2>&1
+      grep -A4 "TFLOP/s/GPU" "$out/torch.log" | tail -n 3
       python3 scripts/torch_matmul_reference.py 2>&1 | tail -n 3 ;;
+    ubuntu_build)
+      step ubuntu_build
+      (cmake --preset ci >"$out/ubuntu_build.log" 2>&1 &&
+        cmake --build --preset ci -j 12 >>"$out/ubuntu_build.log" 2>&1;
+        echo "ubuntu build rc=$?" >>"$out/ubuntu_build.log") &
+      build_pid=$! ;;
+    wait_build)
+      step wait_build
+      [[ -n "${build_pid:-}" ]] && { wait "$build_pid"; build_pid=""; tail -n 5 "$out/ubuntu_build.log"; } ;;
+    example)
+      step example
+      timeout 420 "$bin/mgbench" sweep --gpus 1 --out "$out/runs/example" --db "$out/history.db" \
+        >"$out/example.log" 2>&1; echo "example sweep rc=$?"
+      tail -n 60 "$out/example.log" ;;
     allreduce)
       step allreduce
       timeout 240 "$bin/mgbench" sweep "${common[@]}" --workloads allreduce --out "$out/runs/allreduce" \
@@ -41,7 +60,8 @@ for s in "${steps[@]}"; do
     train)
       step train
       timeout 300 "$bin/mgbench" sweep "${common[@]}" --workloads train_step --dtypes bf16,fp32 \
-        --batch-sizes auto --out "$out/runs/train" >"$out/train.log" 2>&1; echo "train sweep rc=$?"
+        --batch-sizes auto --param hidden=1024 --param layers=4 --param h2d=false --profile quick \
+        --out "$out/runs/train" >"$out/train.log" 2>&1; echo "train sweep rc=$?"
       tail -n 40 "$out/train.log" ;;
     telemetry)
       step telemetry
@@ -49,22 +69,27 @@ for s in "${steps[@]}"; do
         for t in on off; do
           extra=(); [[ $t == off ]] && extra=(--no-telemetry)
           "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16 \
-            --param size=8192 --profile full --skip-doctor --no-report "${extra[@]}" \
+            --param size=8192 --skip-doctor --no-report "${extra[@]}" \
             --out "$out/runs/telov-$t-$i" >>"$out/telemetry.log" 2>&1
         done
       done
       grep -h '"tflops_per_gpu"' "$out"/runs/telov-*/results.json | head ;;
     compare)
       step compare
-      "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16,fp16 \
-        --profile quick --skip-doctor --no-report --out "$out/runs/cmp-a" >>"$out/compare.log" 2>&1
-      "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas --param dtype=bf16,fp16 \
-        --profile quick --skip-doctor --no-report --out "$out/runs/cmp-b" >>"$out/compare.log" 2>&1
-      MGBENCH_TEST_SLOWDOWN=0.1 "$bin/mgbench" sweep "${common[@]}" --workloads gemm --param impl=cublas \
-        --param dtype=bf16,fp16 --profile quick --skip-doctor --no-report --out "$out/runs/cmp-slow" \
+      cmp=(--gpus 1 --workloads gemm --param dtype=fp32 --param size=4096 --skip-doctor --no-report
+           --db "$out/history.db")
+      "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-a" >>"$out/compare.log" 2>&1
+      "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-b" >>"$out/compare.log" 2>&1
+      MGBENCH_TEST_SLOWDOWN=0.1 "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-slow" \
         >>"$out/compare.log" 2>&1
-      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-b/results.json"; echo "same rc=$?"
-      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-slow/results.json"; echo "slow rc=$?" ;;
+      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-b/results.json"
+      echo "same rc=$?"
+      "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-slow/results.json"
+      echo "slow rc=$?"
+      "$bin/mgbench" history list --db "$out/history.db"
+      "$bin/mgbench" history trend --workload gemm --metric tflops_aggregate --by driver \
+        --db "$out/history.db" ;;
   esac
 done
+[[ -n "${build_pid:-}" ]] && { wait "$build_pid"; tail -n 5 "$out/ubuntu_build.log"; }
 tar -C "$out" -czf "$out/../gpu_check.tgz" . 2>/dev/null || true

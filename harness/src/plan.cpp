@@ -102,7 +102,7 @@ std::vector<std::string> auto_batches(const Axis& axis, Profile profile) {
   std::int64_t start = defaults.empty() ? 8 : parse_positive_int(defaults.front(), "batch");
   start = std::max<std::int64_t>(1, std::min<std::int64_t>(start, 8));
   std::vector<std::string> values;
-  for (std::int64_t b = start; b <= (std::int64_t{1} << 20); b *= 2) values.push_back(std::to_string(b));
+  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) values.push_back(std::to_string(b));
   return values;
 }
 

@@ -31,7 +31,7 @@ bool have_gpu() {
 
 }  // namespace
 
-TEST_CASE("--version prints the version and exits 0") {
+TEST_CASE("option --version prints the version and exits 0") {
   const auto r = run_mgbench("--version");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("mgbench 0.") == 0);

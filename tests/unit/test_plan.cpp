@@ -43,7 +43,7 @@ TEST_CASE("a plan has one group per GPU count with the cartesian product of axis
   CHECK(indices.size() == 12);  // every point has its own index
 }
 
-TEST_CASE("--devices picks the physical GPUs in the given order") {
+TEST_CASE("option --devices picks the physical GPUs in the given order") {
   auto o = options_for_test_workload();
   o.devices = {3, 1};
   o.gpu_counts = {2};
@@ -68,7 +68,7 @@ TEST_CASE("profile, --dtypes, --batch-sizes and --param change the axis values")
   CHECK(mgbench::make_plan(o, 1).total_points == 1);
 }
 
-TEST_CASE("--baseline each adds a 1-GPU group on every other selected GPU") {
+TEST_CASE("option --baseline each adds a 1-GPU group on every other selected GPU") {
   auto o = options_for_test_workload();
   o.gpu_counts = {1, 4};
   o.baseline_each = true;
@@ -85,7 +85,7 @@ TEST_CASE("--baseline each adds a 1-GPU group on every other selected GPU") {
   CHECK(devices == std::set<int>{1, 2, 3});
 }
 
-TEST_CASE("--batch-sizes auto doubles the batch from the default start") {
+TEST_CASE("option --batch-sizes auto doubles the batch from the default start") {
   auto o = options_for_test_workload();
   o.gpu_counts = {1};
   o.dtypes = {"a"};

@@ -29,7 +29,7 @@ std::string usage_error(std::vector<std::string> args, int visible = 8) {
 
 }  // namespace
 
-TEST_CASE("--gpus rejects zero, negative, non-numeric, duplicates and empty lists") {
+TEST_CASE("option --gpus rejects zero, negative, non-numeric, duplicates and empty lists") {
   CHECK(usage_error({"--gpus", "0"}).find("'0'") != std::string::npos);
   CHECK(usage_error({"--gpus", "-1"}) != "");
   CHECK(usage_error({"--gpus", "two"}).find("'two'") != std::string::npos);
@@ -39,7 +39,7 @@ TEST_CASE("--gpus rejects zero, negative, non-numeric, duplicates and empty list
   CHECK(usage_error({"--gpus", "1.5"}).find("'1.5'") != std::string::npos);
 }
 
-TEST_CASE("--gpus larger than the visible or listed devices is a usage error") {
+TEST_CASE("option --gpus larger than the visible or listed devices is a usage error") {
   CHECK(usage_error({"--gpus", "16"}, 8).find("more GPUs than the 8 available") !=
         std::string::npos);
   CHECK(usage_error({"--gpus", "4", "--devices", "0,1"}, 8).find("2 available") !=
