@@ -189,6 +189,11 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& point
     }
     out.push_back(std::move(series));
   }
+  // Numbers in params compare as numbers (batch 128 before 1024), not as text.
+  std::stable_sort(out.begin(), out.end(), [](const ScalingSeries& a, const ScalingSeries& b) {
+    if (a.workload != b.workload) return a.workload < b.workload;
+    return a.params < b.params;
+  });
   return out;
 }
 
