@@ -26,6 +26,9 @@ def main() -> int:
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--iters", type=int, default=50, help="timed calls (at least 50)")
     parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=0.0,
+                        help="sustained mode: warm up for 1 s, then time calls for this many "
+                             "seconds (steady-state clocks at the power limit, as mgbench measures)")
     args = parser.parse_args()
     if args.size < 1 or args.warmup < 0 or args.iters < 50:
         parser.error("--size must be >= 1, --warmup >= 0 and --iters >= 50")
@@ -53,6 +56,21 @@ def main() -> int:
     for _ in range(args.warmup):
         torch.matmul(a, bt, out=c)
     torch.cuda.synchronize(device)
+    if args.seconds > 0:
+        # Sustained: run until the power/clock controller has settled, then time as long as
+        # mgbench samples a point, so that both see the same steady-state clocks.
+        import time
+        start_wall = time.monotonic()
+        while time.monotonic() - start_wall < 1.0:
+            for _ in range(20):
+                torch.matmul(a, bt, out=c)
+            torch.cuda.synchronize(device)
+        probe = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        probe[0].record()
+        torch.matmul(a, bt, out=c)
+        probe[1].record()
+        torch.cuda.synchronize(device)
+        args.iters = max(args.iters, int(args.seconds / max(probe[0].elapsed_time(probe[1]) / 1e3, 1e-6)))
 
     events = [
         (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
