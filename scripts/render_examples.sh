@@ -7,7 +7,8 @@
 #       and report_charts/ beside it.
 #   scripts/render_examples.sh [--mgbench BIN] --import RESULTS.json NAME
 #       first copies a run's results to reports/examples/NAME/results.json, made small:
-#       per-point telemetry time series dropped (the run-level series stays) and the
+#       per-point telemetry time series dropped (the run-level series stays), at most 100
+#       raw samples kept per point (statistics stay as measured), and the
 #       run-level series down-sampled to at most 400 points per GPU.
 #
 # BIN defaults to $MGBENCH, else the newest build*/bin/mgbench of this checkout.
@@ -45,10 +46,15 @@ import json, math, sys
 src, dst = sys.argv[1], sys.argv[2]
 with open(src, encoding="utf-8") as f:
     run = json.load(f)
+MAX_SAMPLES = 100  # raw samples kept per point (evenly spaced); statistics stay as measured
 for p in run.get("points", []):
     t = p.get("telemetry")
     if isinstance(t, dict):
         t.pop("series", None)
+    samples = p.get("samples")
+    if isinstance(samples, list) and len(samples) > MAX_SAMPLES:
+        p.setdefault("extra", {})["samples_kept"] = f"{MAX_SAMPLES} of {len(samples)}"
+        p["samples"] = [samples[i * len(samples) // MAX_SAMPLES] for i in range(MAX_SAMPLES)]
 MAX = 400
 ts = run.get("telemetry_series")
 if isinstance(ts, dict) and isinstance(ts.get("t_s"), list) and len(ts["t_s"]) > MAX:
@@ -68,7 +74,7 @@ if isinstance(ts, dict) and isinstance(ts.get("t_s"), list) and len(ts["t_s"]) >
         if isinstance(g.get("throttled"), list):
             g["throttled"] = [any_of(g["throttled"], lo, hi) for lo, hi in ranges]
 with open(dst, "w", encoding="utf-8") as f:
-    json.dump(run, f, indent=1)
+    json.dump(run, f, separators=(",", ":"))
     f.write("\n")
 PY
   echo "imported $import_src -> reports/examples/$import_name/results.json"
