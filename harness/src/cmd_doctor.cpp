@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "mgbench/cli.hpp"
 #include "mgbench/command.hpp"
 #include "mgbench/devices.hpp"
 #include "mgbench/doctor.hpp"
@@ -27,16 +28,7 @@ int doctor_main(int argc, char** argv) {
       ("no-load", "skip the 5 s GEMM load (PCIe link and clock events under load)")
       ("load-seconds", "length of the load", cxxopts::value<double>()->default_value("5"))
       ("h,help", "this help");
-  cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("invalid command line: {}", e.what()));
-  }
-  if (args.count("help")) throw HelpRequested(options.help());
-  if (!args.unmatched().empty()) {
-    throw UsageError(fmt::format("unexpected argument '{}'", args.unmatched().front()));
-  }
+  const cxxopts::ParseResult args = parse_command_line(options, argc, argv);
   const bool json = args.count("json") > 0;
   const bool with_load = args.count("no-load") == 0;
   const double load_seconds = args["load-seconds"].as<double>();

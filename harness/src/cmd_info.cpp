@@ -8,6 +8,7 @@
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
+#include "mgbench/cli.hpp"
 #include "mgbench/command.hpp"
 #include "mgbench/devices.hpp"
 #include "mgbench/error.hpp"
@@ -158,16 +159,7 @@ int info_main(int argc, char** argv) {
                            "Devices, peer access, topology, versions, host and the environment "
                            "fingerprint.");
   options.add_options()("json", "print the environment fingerprint as JSON")("h,help", "this help");
-  cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("invalid command line: {}", e.what()));
-  }
-  if (args.count("help")) throw HelpRequested(options.help());
-  if (!args.unmatched().empty()) {
-    throw UsageError(fmt::format("unexpected argument '{}'", args.unmatched().front()));
-  }
+  const cxxopts::ParseResult args = parse_command_line(options, argc, argv);
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
   const Json env = collect_environment(inventory);
   if (args.count("json")) {

@@ -4,6 +4,7 @@
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
+#include "mgbench/cli.hpp"
 #include "mgbench/command.hpp"
 #include "mgbench/error.hpp"
 #include "mgbench/workload.hpp"
@@ -24,16 +25,7 @@ const char* kind_name(AxisKind kind) {
 int list_main(int argc, char** argv) {
   cxxopts::Options cli("mgbench list", "List workloads, their parameters and defaults.");
   cli.add_options()("json", "machine-readable output")("h,help", "this help");
-  cxxopts::ParseResult args;
-  try {
-    args = cli.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("invalid command line: {}", e.what()));
-  }
-  if (args.count("help")) throw HelpRequested(cli.help());
-  if (!args.unmatched().empty()) {
-    throw UsageError(fmt::format("unexpected argument '{}'", args.unmatched().front()));
-  }
+  const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
   if (args.count("json")) {
     Json out = Json::array();
     for (const auto& w : workloads()) {

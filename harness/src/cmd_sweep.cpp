@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "mgbench/cli.hpp"
 #include "mgbench/command.hpp"
 #include "mgbench/error.hpp"
 #include "mgbench/logging.hpp"
@@ -77,16 +78,7 @@ cxxopts::Options sweep_cli() {
 
 SweepOptions parse_sweep_options(int argc, char** argv) {
   auto cli = sweep_cli();
-  cxxopts::ParseResult args;
-  try {
-    args = cli.parse(argc, argv);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("invalid command line: {}", e.what()));
-  }
-  if (args.count("help")) throw HelpRequested(cli.help());
-  if (!args.unmatched().empty()) {
-    throw UsageError(fmt::format("unexpected argument '{}'", args.unmatched().front()));
-  }
+  const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
   SweepOptions o;
   auto str = [&](const char* name) { return args[name].as<std::string>(); };
   o.verbosity = args.count("quiet") ? -1 : (args.count("verbose") ? 1 : 0);

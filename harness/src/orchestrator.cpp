@@ -181,6 +181,17 @@ void Orchestrator::progress(const PlannedGroup& group, std::size_t index) {
   std::fflush(stderr);
 }
 
+GroupSpec Orchestrator::make_spec(const PlannedGroup& group,
+                                  const std::vector<PlannedPoint>& points) const {
+  GroupSpec spec;
+  spec.group_index = group.index;
+  spec.workload = group.workload;
+  spec.devices = group.devices;
+  spec.points = points;
+  spec.settings = options_.settings;
+  return spec;
+}
+
 std::vector<PointResult> Orchestrator::results() const {
   std::vector<PointResult> out;
   for (const auto& [index, point] : results_) out.push_back(point);
@@ -219,12 +230,7 @@ void Orchestrator::run_group(const PlannedGroup& group) {
 
 std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,
                                                           const std::vector<PlannedPoint>& points) {
-  GroupSpec spec;
-  spec.group_index = group.index;
-  spec.workload = group.workload;
-  spec.devices = group.devices;
-  spec.points = points;
-  spec.settings = options_.settings;
+  const GroupSpec spec = make_spec(group, points);
   std::optional<std::size_t> in_flight;
   std::set<std::size_t> reported;
   const auto outcome = run_worker(
@@ -314,12 +320,7 @@ void Orchestrator::run_group_in_process(const PlannedGroup& group,
     Orchestrator& o_;
     const PlannedGroup& g_;
   } sink(*this, group);
-  GroupSpec spec;
-  spec.group_index = group.index;
-  spec.workload = group.workload;
-  spec.devices = group.devices;
-  spec.points = points;
-  spec.settings = options_.settings;
+  const GroupSpec spec = make_spec(group, points);
   std::string error;
   try {
     execute_group(spec, sink);

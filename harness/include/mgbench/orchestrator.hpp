@@ -42,6 +42,7 @@ class Orchestrator {
   // Runs one worker attempt; returns the points still to run (after a crash) or none.
   std::vector<PlannedPoint> run_group_attempt(const PlannedGroup& group,
                                               const std::vector<PlannedPoint>& points);
+  GroupSpec make_spec(const PlannedGroup& group, const std::vector<PlannedPoint>& points) const;
   void record(const PointResult& point);
   void record_unfinished(const PlannedGroup& group, const PlannedPoint& point, Status status,
                          const std::string& message);
