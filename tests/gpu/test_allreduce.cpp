@@ -17,6 +17,7 @@
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/workload.hpp"
+#include "workload_runner.hpp"
 
 namespace {
 
@@ -27,51 +28,8 @@ using mgbench::Json;
 using mgbench::Params;
 using mgbench::kernels::AllreduceAlgo;
 using mgbench::kernels::DType;
-
-class CapturingSink : public mgbench::PointSink {
- public:
-  void point_started(std::size_t) override {}
-  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
-  std::vector<mgbench::PointResult> results;
-};
-
-std::vector<Params> expand(const std::vector<std::string>& dtypes,
-                           const std::vector<std::uint64_t>& counts, const std::string& impl,
-                           const std::vector<std::string>& algos) {
-  std::vector<Params> points;
-  for (const auto& dtype : dtypes) {
-    mgbench::AxisValues values;
-    for (std::uint64_t c : counts) {
-      values["bytes"].push_back(c * mgbench::bench::allreduce::dtype_size(dtype));
-    }
-    values["dtype"] = {Json(dtype)};
-    values["impl"] = {Json(impl)};
-    values["inplace"] = {Json(false), Json(true)};
-    for (const auto& a : algos) values["algo"].push_back(Json(a));
-    for (auto& p : mgbench::bench::allreduce::expand_points(values)) points.push_back(std::move(p));
-  }
-  return points;
-}
-
-std::vector<mgbench::PointResult> run_group(const std::vector<int>& devices,
-                                            const std::vector<Params>& params) {
-  mgbench::GroupSpec spec;
-  spec.workload = "allreduce";
-  spec.devices = devices;
-  for (std::size_t i = 0; i < params.size(); ++i) spec.points.push_back({i, params[i]});
-  spec.settings.stopping.min_samples = 3;
-  spec.settings.stopping.min_time_s = 0.0;
-  spec.settings.stopping.max_time_s = 0.05;
-  spec.settings.warmup_s = 0.002;
-  spec.settings.telemetry = false;
-  spec.settings.group_timeout_s = 60;
-  CapturingSink sink;
-  mgbench::GroupContext ctx{spec, sink, nullptr};
-  const mgbench::Workload* workload = mgbench::find_workload("allreduce");
-  REQUIRE(workload != nullptr);
-  workload->run()(ctx);
-  return sink.results;
-}
+using mgbench::test::allreduce_points;
+using mgbench::test::run_allreduce;
 
 void require_exact(const std::vector<mgbench::PointResult>& results, std::size_t expected) {
   REQUIRE(results.size() == expected);
@@ -168,23 +126,23 @@ std::uint64_t count_wrong(const void* data, std::size_t count, DType dtype, int 
 }  // namespace
 
 TEST_CASE("one-rank NCCL all-reduce is exact for every dtype and odd sizes", "[allreduce][gpu]") {
-  const auto params = expand(kAllDtypes, kOddCounts, "nccl", {});
-  require_exact(run_group({0}, params), params.size());
+  const auto params = allreduce_points(kAllDtypes, kOddCounts, "nccl", {});
+  require_exact(run_allreduce({0}, params), params.size());
 }
 
 TEST_CASE("one-rank own all-reduce is exact for every dtype, odd sizes and both algorithms",
           "[allreduce][gpu]") {
   const auto params =
-      expand(kAllDtypes, kOddCounts, "mgbench", {"auto", "one_shot", "two_shot"});
-  require_exact(run_group({0}, params), params.size());
+      allreduce_points(kAllDtypes, kOddCounts, "mgbench", {"auto", "one_shot", "two_shot"});
+  require_exact(run_allreduce({0}, params), params.size());
 }
 
 TEST_CASE("one-rank all-reduce reports algbw, zero busbw and the algorithm used",
           "[allreduce][gpu]") {
-  auto params = expand({"fp32"}, {std::uint64_t{1} << 20}, "nccl", {});
-  const auto own = expand({"fp32"}, {std::uint64_t{1} << 20}, "mgbench", {"two_shot"});
+  auto params = allreduce_points({"fp32"}, {std::uint64_t{1} << 20}, "nccl", {});
+  const auto own = allreduce_points({"fp32"}, {std::uint64_t{1} << 20}, "mgbench", {"two_shot"});
   params.insert(params.end(), own.begin(), own.end());
-  const auto results = run_group({0}, params);
+  const auto results = run_allreduce({0}, params);
   require_exact(results, params.size());
   for (const auto& r : results) {
     INFO(r.params.dump());

@@ -16,6 +16,7 @@
 #include "mgbench/kernels/gemm.hpp"
 #include "mgbench/results.hpp"
 #include "mgbench/workload.hpp"
+#include "workload_runner.hpp"
 
 using mgbench::Json;
 using mgbench::Params;
@@ -145,37 +146,13 @@ void check_own_gemm(GemmType type) {
   }
 }
 
-// Captures what the executor reports.
-class CapturingSink : public mgbench::PointSink {
- public:
-  void point_started(std::size_t) override {}
-  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
-  std::vector<mgbench::PointResult> results;
-};
-
-std::vector<mgbench::PointResult> run_workload(const std::vector<Params>& points) {
-  const mgbench::Workload* gemm = mgbench::find_workload("gemm");
-  REQUIRE(gemm != nullptr);
-  mgbench::GroupSpec spec;
-  spec.workload = "gemm";
-  spec.devices = {0};
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    mgbench::PlannedPoint p;
-    p.index = i;
-    p.params = points[i];
-    spec.points.push_back(p);
-  }
-  spec.settings.stopping.min_samples = 3;
-  spec.settings.stopping.min_time_s = 0.01;
-  spec.settings.stopping.max_time_s = 1.0;
-  spec.settings.stopping.max_noise = 0.5;
-  spec.settings.warmup_s = 0.01;
-  spec.settings.telemetry = false;
-  spec.settings.profile = "quick";
-  CapturingSink sink;
-  mgbench::GroupContext ctx{spec, sink, nullptr};
-  gemm->run()(ctx);
-  return sink.results;
+// The registered "gemm" workload on GPU 0: the quick settings with a 1 s sampling limit and
+// the default group timeout.
+std::vector<mgbench::PointResult> run_gemm(const std::vector<Params>& points) {
+  mgbench::RunSettings settings = mgbench::test::fast_settings();
+  settings.stopping.max_time_s = 1.0;
+  settings.group_timeout_s = mgbench::RunSettings{}.group_timeout_s;
+  return mgbench::test::run_workload("gemm", {0}, points, settings);
 }
 
 Params point(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& dtype,
@@ -314,7 +291,7 @@ TEST_CASE("gemm workload: every dtype x impl at 256 cubed is ok (fp8 waived belo
       points.push_back(point(256, 256, 256, dtype, impl));
     }
   }
-  const auto results = run_workload(points);
+  const auto results = run_gemm(points);
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) {
     if (r.params.at("dtype") == "fp8" && !device_has_fp8()) {
@@ -335,13 +312,13 @@ TEST_CASE("gemm workload: odd shapes are ok for every non-fp8 dtype of both impl
       }
     }
   }
-  const auto results = run_workload(points);
+  const auto results = run_gemm(points);
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) check_ok_with_metrics(r);
 }
 
 TEST_CASE("gemm workload: impl=mgbench with fp8 is waived with the reason") {
-  const auto results = run_workload({point(256, 256, 256, "fp8", "mgbench")});
+  const auto results = run_gemm({point(256, 256, 256, "fp8", "mgbench")});
   REQUIRE(results.size() == 1);
   CHECK(results[0].status == Status::waived);
   CHECK(results[0].message.find("no fp8 path") != std::string::npos);
@@ -349,14 +326,14 @@ TEST_CASE("gemm workload: impl=mgbench with fp8 is waived with the reason") {
 
 TEST_CASE("gemm workload: an allocation too large for the GPU is oom") {
   // 2^20 x 2^20 bf16 = 2 TiB per matrix.
-  const auto results = run_workload({point(1 << 20, 1 << 20, 1 << 20, "bf16", "mgbench")});
+  const auto results = run_gemm({point(1 << 20, 1 << 20, 1 << 20, "bf16", "mgbench")});
   REQUIRE(results.size() == 1);
   CAPTURE(results[0].message);
   CHECK(results[0].status == Status::oom);
 }
 
 TEST_CASE("gemm workload: results carry the verification details") {
-  const auto results = run_workload({point(300, 200, 100, "bf16", "mgbench")});
+  const auto results = run_gemm({point(300, 200, 100, "bf16", "mgbench")});
   REQUIRE(results.size() == 1);
   const auto& r = results[0];
   REQUIRE(r.status == Status::ok);

@@ -10,19 +10,13 @@
 #include "mgbench/group.hpp"
 #include "mgbench/results.hpp"
 #include "mgbench/workload.hpp"
+#include "workload_runner.hpp"
 
 using mgbench::Json;
 using mgbench::Params;
 using mgbench::Status;
 
 namespace {
-
-class CapturingSink : public mgbench::PointSink {
- public:
-  void point_started(std::size_t) override {}
-  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
-  std::vector<mgbench::PointResult> results;
-};
 
 // A small point: 4 layers of 512 (one bucket per layer at bucket_mb 1), batch 256, accum 2.
 Params train_point(const std::string& dtype) {
@@ -31,30 +25,9 @@ Params train_point(const std::string& dtype) {
                 {"h2d", true},       {"impl", "nccl"}, {"bucket_mb", 1}};
 }
 
+// The registered "train_step" workload on GPU 0 with the quick settings.
 std::vector<mgbench::PointResult> run_train(const std::vector<Params>& points) {
-  const mgbench::Workload* workload = mgbench::find_workload("train_step");
-  REQUIRE(workload != nullptr);
-  mgbench::GroupSpec spec;
-  spec.workload = "train_step";
-  spec.devices = {0};
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    mgbench::PlannedPoint p;
-    p.index = i;
-    p.params = points[i];
-    spec.points.push_back(p);
-  }
-  spec.settings.stopping.min_samples = 3;
-  spec.settings.stopping.min_time_s = 0.01;
-  spec.settings.stopping.max_time_s = 0.5;
-  spec.settings.stopping.max_noise = 0.5;
-  spec.settings.warmup_s = 0.01;
-  spec.settings.telemetry = false;
-  spec.settings.profile = "quick";
-  spec.settings.group_timeout_s = 120;
-  CapturingSink sink;
-  mgbench::GroupContext ctx{spec, sink, nullptr};
-  workload->run()(ctx);
-  return sink.results;
+  return mgbench::test::run_workload("train_step", {0}, points, mgbench::test::fast_settings());
 }
 
 // The breakdown metrics: in PointResult::metrics once the executor merges rank details,

@@ -22,6 +22,7 @@
 #include "mgbench/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/workload.hpp"
+#include "workload_runner.hpp"
 
 namespace {
 
@@ -32,72 +33,11 @@ using mgbench::Json;
 using mgbench::Params;
 using Clock = std::chrono::steady_clock;
 
-class CapturingSink : public mgbench::PointSink {
- public:
-  void point_started(std::size_t) override {}
-  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
-  std::vector<mgbench::PointResult> results;
-};
-
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
-}
-
-std::vector<int> first_devices(int n) {
-  std::vector<int> d;
-  for (int i = 0; i < n; ++i) d.push_back(i);
-  return d;
-}
-
-bool all_pairs_have_peer_access(const std::vector<int>& devices) {
-  for (int a : devices) {
-    for (int b : devices) {
-      int can = 0;
-      if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || can == 0)) return false;
-    }
-  }
-  return true;
-}
-
-std::vector<Params> expand(const std::vector<std::string>& dtypes,
-                           const std::vector<std::uint64_t>& counts, const std::string& impl,
-                           const std::vector<std::string>& algos) {
-  std::vector<Params> points;
-  for (const auto& dtype : dtypes) {
-    mgbench::AxisValues values;
-    for (std::uint64_t c : counts) {
-      values["bytes"].push_back(c * mgbench::bench::allreduce::dtype_size(dtype));
-    }
-    values["dtype"] = {Json(dtype)};
-    values["impl"] = {Json(impl)};
-    values["inplace"] = {Json(false), Json(true)};
-    for (const auto& a : algos) values["algo"].push_back(Json(a));
-    for (auto& p : mgbench::bench::allreduce::expand_points(values)) points.push_back(std::move(p));
-  }
-  return points;
-}
-
-std::vector<mgbench::PointResult> run_group(const std::vector<int>& devices,
-                                            const std::vector<Params>& params) {
-  mgbench::GroupSpec spec;
-  spec.workload = "allreduce";
-  spec.devices = devices;
-  for (std::size_t i = 0; i < params.size(); ++i) spec.points.push_back({i, params[i]});
-  spec.settings.stopping.min_samples = 3;
-  spec.settings.stopping.min_time_s = 0.0;
-  spec.settings.stopping.max_time_s = 0.05;
-  spec.settings.warmup_s = 0.002;
-  spec.settings.telemetry = false;
-  spec.settings.group_timeout_s = 60;
-  CapturingSink sink;
-  mgbench::GroupContext ctx{spec, sink, nullptr};
-  const mgbench::Workload* workload = mgbench::find_workload("allreduce");
-  REQUIRE(workload != nullptr);
-  workload->run()(ctx);
-  return sink.results;
-}
+using mgbench::test::all_pairs_have_peer_access;
+using mgbench::test::allreduce_points;
+using mgbench::test::run_allreduce;
+using mgbench::test::cuda_device_count;
+using mgbench::test::first_devices;
 
 // Expects every point exact, or (own kernels only) every point waived for lack of P2P.
 void require_exact(const std::vector<mgbench::PointResult>& results, std::size_t expected,
@@ -183,24 +123,26 @@ void all_reduce(mgbench::bench::NcclComms& comms, RankBuffers& b, int rank, std:
 }  // namespace
 
 TEST_CASE("NCCL all-reduce is exact on all visible GPUs at many sizes", "[allreduce][multi_gpu]") {
-  const auto devices = first_devices(device_count());
-  const auto params = expand(kAllDtypes, kCounts, "nccl", {});
-  require_exact(run_group(devices, params), params.size(), false);
+  const auto devices = first_devices(cuda_device_count());
+  const auto params = allreduce_points(kAllDtypes, kCounts, "nccl", {});
+  require_exact(run_allreduce(devices, params), params.size(), false);
 }
 
 TEST_CASE("own all-reduce is exact on all visible GPUs at many sizes and both algorithms",
           "[allreduce][multi_gpu]") {
-  const auto devices = first_devices(device_count());
-  const auto params = expand(kAllDtypes, kCounts, "mgbench", {"auto", "one_shot", "two_shot"});
-  require_exact(run_group(devices, params), params.size(), true);
+  const auto devices = first_devices(cuda_device_count());
+  const auto params =
+      allreduce_points(kAllDtypes, kCounts, "mgbench", {"auto", "one_shot", "two_shot"});
+  require_exact(run_allreduce(devices, params), params.size(), true);
 }
 
 TEST_CASE("both all-reduce implementations are exact on a pair of GPUs",
           "[allreduce][multi_gpu]") {
-  auto params = expand({"fp32", "bf16"}, kCounts, "nccl", {});
-  const auto own = expand({"fp32", "bf16"}, kCounts, "mgbench", {"auto", "one_shot", "two_shot"});
+  auto params = allreduce_points({"fp32", "bf16"}, kCounts, "nccl", {});
+  const auto own =
+      allreduce_points({"fp32", "bf16"}, kCounts, "mgbench", {"auto", "one_shot", "two_shot"});
   params.insert(params.end(), own.begin(), own.end());
-  require_exact(run_group({0, 1}, params), params.size(), true);
+  require_exact(run_allreduce({0, 1}, params), params.size(), true);
 }
 
 TEST_CASE("NCCL watchdog aborts a collective that a rank never joins", "[allreduce][multi_gpu]") {

@@ -13,6 +13,7 @@
 #include "mgbench/group.hpp"
 #include "mgbench/results.hpp"
 #include "mgbench/workload.hpp"
+#include "workload_runner.hpp"
 
 namespace {
 
@@ -23,34 +24,9 @@ using mgbench::Json;
 using mgbench::Params;
 using mgbench::Status;
 
-class CapturingSink : public mgbench::PointSink {
- public:
-  void point_started(std::size_t) override {}
-  void point_finished(const mgbench::PointResult& result) override { results.push_back(result); }
-  std::vector<mgbench::PointResult> results;
-};
-
-int device_count() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
-  return n;
-}
-
-std::vector<int> first_devices(int n) {
-  std::vector<int> d;
-  for (int i = 0; i < n; ++i) d.push_back(i);
-  return d;
-}
-
-bool all_pairs_have_peer_access(const std::vector<int>& devices) {
-  for (int a : devices) {
-    for (int b : devices) {
-      int can = 0;
-      if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || can == 0)) return false;
-    }
-  }
-  return true;
-}
+using mgbench::test::all_pairs_have_peer_access;
+using mgbench::test::cuda_device_count;
+using mgbench::test::first_devices;
 
 // 4 layers of 512 (one bucket per layer at bucket_mb 1), batch 128 per GPU, accum 2.
 Params train_point(const std::string& impl, bool overlap) {
@@ -59,26 +35,11 @@ Params train_point(const std::string& impl, bool overlap) {
                 {"h2d", true},      {"impl", impl},  {"bucket_mb", 1}};
 }
 
+// The registered "train_step" workload with the quick settings.
 std::vector<mgbench::PointResult> run_group(const std::vector<int>& devices,
                                             const std::vector<Params>& params) {
-  mgbench::GroupSpec spec;
-  spec.workload = "train_step";
-  spec.devices = devices;
-  for (std::size_t i = 0; i < params.size(); ++i) spec.points.push_back({i, params[i]});
-  spec.settings.stopping.min_samples = 3;
-  spec.settings.stopping.min_time_s = 0.01;
-  spec.settings.stopping.max_time_s = 0.5;
-  spec.settings.stopping.max_noise = 0.5;
-  spec.settings.warmup_s = 0.01;
-  spec.settings.telemetry = false;
-  spec.settings.profile = "quick";
-  spec.settings.group_timeout_s = 120;
-  CapturingSink sink;
-  mgbench::GroupContext ctx{spec, sink, nullptr};
-  const mgbench::Workload* workload = mgbench::find_workload("train_step");
-  REQUIRE(workload != nullptr);
-  workload->run()(ctx);
-  return sink.results;
+  return mgbench::test::run_workload("train_step", devices, params,
+                                     mgbench::test::fast_settings());
 }
 
 // Every rank's verification: the same weight hash, gradients within tolerance.
@@ -141,7 +102,7 @@ TEST_CASE("train_step own all-reduce without overlap: replicas agree on 2 GPUs",
 
 TEST_CASE("train_step nccl on every visible GPU in fp32 and fp16: replicas agree",
           "[multi_gpu][train]") {
-  const int n = device_count();
+  const int n = cuda_device_count();
   Params fp32 = train_point("nccl", true);
   fp32["dtype"] = "fp32";
   Params fp16 = train_point("nccl", true);

@@ -1,0 +1,99 @@
+#include "workload_runner.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <utility>
+
+#include "catch_compat.hpp"
+#include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/workload.hpp"
+
+namespace mgbench::test {
+
+RunSettings fast_settings() {
+  RunSettings settings;
+  settings.stopping.min_samples = 3;
+  settings.stopping.min_time_s = 0.01;
+  settings.stopping.max_time_s = 0.5;
+  settings.stopping.max_noise = 0.5;
+  settings.warmup_s = 0.01;
+  settings.telemetry = false;
+  settings.profile = "quick";
+  settings.group_timeout_s = 120;
+  return settings;
+}
+
+RunSettings allreduce_settings() {
+  RunSettings settings;
+  settings.stopping.min_samples = 3;
+  settings.stopping.min_time_s = 0.0;
+  settings.stopping.max_time_s = 0.05;
+  settings.warmup_s = 0.002;
+  settings.telemetry = false;
+  settings.group_timeout_s = 60;
+  return settings;
+}
+
+std::vector<PointResult> run_workload(const std::string& workload, const std::vector<int>& devices,
+                                      const std::vector<Params>& points,
+                                      const RunSettings& settings) {
+  const Workload* registered = find_workload(workload);
+  REQUIRE(registered != nullptr);
+  GroupSpec spec;
+  spec.workload = workload;
+  spec.devices = devices;
+  for (std::size_t i = 0; i < points.size(); ++i) spec.points.push_back({i, points[i]});
+  spec.settings = settings;
+  CapturingSink sink;
+  GroupContext ctx{spec, sink, nullptr};
+  registered->run()(ctx);
+  return sink.results;
+}
+
+std::vector<PointResult> run_allreduce(const std::vector<int>& devices,
+                                       const std::vector<Params>& points) {
+  return run_workload("allreduce", devices, points, allreduce_settings());
+}
+
+std::vector<Params> allreduce_points(const std::vector<std::string>& dtypes,
+                                     const std::vector<std::uint64_t>& counts,
+                                     const std::string& impl,
+                                     const std::vector<std::string>& algos) {
+  std::vector<Params> points;
+  for (const auto& dtype : dtypes) {
+    AxisValues values;
+    for (std::uint64_t c : counts) {
+      values["bytes"].push_back(c * bench::allreduce::dtype_size(dtype));
+    }
+    values["dtype"] = {Json(dtype)};
+    values["impl"] = {Json(impl)};
+    values["inplace"] = {Json(false), Json(true)};
+    for (const auto& a : algos) values["algo"].push_back(Json(a));
+    for (auto& p : bench::allreduce::expand_points(values)) points.push_back(std::move(p));
+  }
+  return points;
+}
+
+int cuda_device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;
+  return n;
+}
+
+std::vector<int> first_devices(int n) {
+  std::vector<int> d;
+  for (int i = 0; i < n; ++i) d.push_back(i);
+  return d;
+}
+
+bool all_pairs_have_peer_access(const std::vector<int>& devices) {
+  for (int a : devices) {
+    for (int b : devices) {
+      int can = 0;
+      if (a != b && (cudaDeviceCanAccessPeer(&can, a, b) != cudaSuccess || can == 0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace mgbench::test
