@@ -28,12 +28,12 @@
 #include <exception>
 #include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
@@ -51,39 +51,9 @@ namespace {
 constexpr std::uint32_t kSeed = 0x6d676231;
 constexpr std::uint64_t kNoCount = ~std::uint64_t{0};
 
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) {
-    MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 16)));
-  }
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-  }
-  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
-    if (this != &other) {
-      if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-      ptr_ = std::exchange(other.ptr_, nullptr);
-    }
-    return *this;
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-kernels::DType kernel_dtype(ReduceDtype dtype) {
-  switch (dtype) {
-    case ReduceDtype::fp32: return kernels::DType::fp32;
-    case ReduceDtype::bf16: return kernels::DType::bf16;
-    case ReduceDtype::fp16: return kernels::DType::fp16;
-    case ReduceDtype::int32: return kernels::DType::int32;
-  }
-  return kernels::DType::fp32;
+// The kernels move 16-byte packs: every device buffer here has at least 16 bytes.
+DeviceBuffer device_buffer(std::size_t bytes) {
+  return DeviceBuffer(std::max<std::size_t>(bytes, 16));
 }
 
 ncclDataType_t nccl_datatype(ReduceDtype dtype) {
@@ -139,8 +109,8 @@ class AllreducePoint : public RankPoint {
     count_ = static_cast<std::size_t>(param_int(p, "count"));
     inplace_ = param_bool(p, "inplace");
     const std::size_t bytes = count_ * reduce_dtype_size(dtype_);
-    send_ = DeviceBuffer(bytes);
-    if (!inplace_) recv_ = DeviceBuffer(bytes);
+    send_ = device_buffer(bytes);
+    if (!inplace_) recv_ = device_buffer(bytes);
     initialise();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
   }
@@ -212,7 +182,7 @@ class AllreducePoint : public RankPoint {
   }
 
   std::uint64_t count_wrong() {
-    DeviceBuffer counter(sizeof(unsigned long long));
+    DeviceBuffer counter = device_buffer(sizeof(unsigned long long));
     auto* c = static_cast<unsigned long long*>(counter.get());
     MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
     MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(), count_, kernel_dtype(dtype_),

@@ -22,9 +22,10 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <type_traits>
 #include <vector>
 
+#include "mgbench/bench/cublaslt.hpp"
+#include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/gemm_math.hpp"
 #include "mgbench/error.hpp"
@@ -72,52 +73,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-// A device allocation; cudaErrorMemoryAllocation surfaces as OutOfMemoryError.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 1)));
-  }
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
-// RAII for the cuBLASLt objects.
-struct LtDeleter {
-  void operator()(cublasLtHandle_t p) const { MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(p)); }
-  void operator()(cublasLtMatmulDesc_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulDescDestroy(p));
-  }
-  void operator()(cublasLtMatrixLayout_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatrixLayoutDestroy(p));
-  }
-  void operator()(cublasLtMatmulPreference_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulPreferenceDestroy(p));
-  }
-};
-template <typename Handle>
-using LtPtr = std::unique_ptr<std::remove_pointer_t<Handle>, LtDeleter>;
-
-cudaDataType_t cuda_type(kernels::DType dtype) {
-  switch (dtype) {
-    case kernels::DType::fp32: return CUDA_R_32F;
-    case kernels::DType::bf16: return CUDA_R_16BF;
-    case kernels::DType::fp16: return CUDA_R_16F;
-    case kernels::DType::fp8_e4m3: return CUDA_R_8F_E4M3;
-    case kernels::DType::int32: return CUDA_R_32I;
-  }
-  return CUDA_R_32F;
-}
-
 // One cuBLASLt matmul, planned once (heuristic) and enqueued many times.
 // Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLASLt's column-major terms,
 // C^T[N,M] = op(B_cm) * A_cm with B_cm = B viewed as K x N (transposed: T) and A_cm = A
@@ -144,8 +99,8 @@ class LtMatmul {
                                                         &trans_b, sizeof trans_b));
     // fp8: the A/B/D scale pointers stay unset (scale 1), fast accumulation stays off.
 
-    const cudaDataType_t in = cuda_type(dtype.input);
-    const cudaDataType_t out = cuda_type(dtype.output);
+    const cudaDataType_t in = cuda_data_type(dtype.input);
+    const cudaDataType_t out = cuda_data_type(dtype.output);
     cublasLtMatrixLayout_t layout = nullptr;
     MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, in, static_cast<std::uint64_t>(k),
                                                     static_cast<std::uint64_t>(n), k));
@@ -157,23 +112,11 @@ class LtMatmul {
                                                     static_cast<std::uint64_t>(m), n));
     layout_c_.reset(layout);
 
-    cublasLtMatmulPreference_t pref = nullptr;
-    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    LtPtr<cublasLtMatmulPreference_t> pref_guard(pref);
-    const std::uint64_t max_ws = workspace_bytes;
-    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
-    int returned = 0;
-    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
-        handle, desc, layout_b_.get(), layout_a_.get(), layout_c_.get(), layout_c_.get(), pref,
-        1, &heuristic_, &returned);
-    if (status == CUBLAS_STATUS_NOT_SUPPORTED ||
-        (status == CUBLAS_STATUS_SUCCESS && returned == 0)) {
-      throw WaivedError("cuBLASLt has no algorithm for dtype=" + dtype.name + " m=" +
-                        std::to_string(m) + " n=" + std::to_string(n) + " k=" +
-                        std::to_string(k));
-    }
-    MGBENCH_CUBLAS_CHECK(status);
+    heuristic_ = lt_best_heuristic(
+        handle, desc, layout_b_.get(), layout_a_.get(), layout_c_.get(), layout_c_.get(),
+        workspace_bytes,
+        "cuBLASLt has no algorithm for dtype=" + dtype.name + " m=" + std::to_string(m) +
+            " n=" + std::to_string(n) + " k=" + std::to_string(k));
   }
 
   void enqueue(const void* a, const void* b, void* c, void* workspace, cudaStream_t stream) {

@@ -44,9 +44,10 @@
 #include <memory>
 #include <string>
 #include <thread>
-#include <type_traits>
 #include <vector>
 
+#include "mgbench/bench/cublaslt.hpp"
+#include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
 #include "mgbench/bench/train_math.hpp"
@@ -124,14 +125,6 @@ DType storage_dtype(Precision p) {
   }
 }
 
-cudaDataType_t cuda_type(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return CUDA_R_16BF;
-    case DType::fp16: return CUDA_R_16F;
-    default: return CUDA_R_32F;
-  }
-}
-
 std::uint64_t mix64(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -140,46 +133,6 @@ std::uint64_t mix64(std::uint64_t x) {
 }
 
 // ---- RAII -----------------------------------------------------------------------------------
-
-// A device allocation; cudaErrorMemoryAllocation surfaces as OutOfMemoryError.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-    MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, std::max<std::size_t>(bytes, 1)));
-  }
-  ~DeviceBuffer() { release(); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
-    o.ptr_ = nullptr;
-    o.bytes_ = 0;
-  }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    if (this != &o) {
-      release();
-      ptr_ = o.ptr_;
-      bytes_ = o.bytes_;
-      o.ptr_ = nullptr;
-      o.bytes_ = 0;
-    }
-    return *this;
-  }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  void* get() const { return ptr_; }
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(ptr_);
-  }
-  std::size_t bytes() const { return bytes_; }
-
- private:
-  void release() {
-    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-    ptr_ = nullptr;
-  }
-  void* ptr_ = nullptr;
-  std::size_t bytes_ = 0;
-};
 
 // Page-locked host memory (the batch source for h2d).
 class PinnedBuffer {
@@ -238,21 +191,6 @@ std::size_t device_used_bytes() {
 
 // ---- cuBLASLt -------------------------------------------------------------------------------
 
-struct LtDeleter {
-  void operator()(cublasLtHandle_t p) const { MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtDestroy(p)); }
-  void operator()(cublasLtMatmulDesc_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulDescDestroy(p));
-  }
-  void operator()(cublasLtMatrixLayout_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatrixLayoutDestroy(p));
-  }
-  void operator()(cublasLtMatmulPreference_t p) const {
-    MGBENCH_CUBLAS_CHECK_NOEXCEPT(cublasLtMatmulPreferenceDestroy(p));
-  }
-};
-template <typename Handle>
-using LtPtr = std::unique_ptr<std::remove_pointer_t<Handle>, LtDeleter>;
-
 // The handle and the workspace shared by every GEMM of a rank (all on the timed stream).
 class LtContext {
  public:
@@ -306,23 +244,11 @@ class LtGemm {
                                                     static_cast<std::uint64_t>(s.n), s.ldc));
     c_.reset(layout);
 
-    cublasLtMatmulPreference_t pref = nullptr;
-    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-    LtPtr<cublasLtMatmulPreference_t> pref_guard(pref);
-    const std::uint64_t max_ws = ctx.workspace_bytes();
-    MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof max_ws));
-    int returned = 0;
-    const cublasStatus_t status =
-        cublasLtMatmulAlgoGetHeuristic(ctx.handle(), desc, a_.get(), b_.get(), c_.get(),
-                                       c_.get(), pref, 1, &heuristic_, &returned);
-    if (status == CUBLAS_STATUS_NOT_SUPPORTED ||
-        (status == CUBLAS_STATUS_SUCCESS && returned == 0)) {
-      throw WaivedError(std::string("cuBLASLt has no algorithm for the ") + what +
-                        " GEMM (m=" + std::to_string(s.m) + " n=" + std::to_string(s.n) +
-                        " k=" + std::to_string(s.k) + ") on this GPU");
-    }
-    MGBENCH_CUBLAS_CHECK(status);
+    heuristic_ = lt_best_heuristic(
+        ctx.handle(), desc, a_.get(), b_.get(), c_.get(), c_.get(), ctx.workspace_bytes(),
+        std::string("cuBLASLt has no algorithm for the ") + what + " GEMM (m=" +
+            std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
+            ") on this GPU");
   }
 
   void run(const void* a, const void* b, void* c, float beta, cudaStream_t stream) const {
@@ -512,7 +438,7 @@ class MlpReplica {
   void plan_gemms(const LtContext& lt) {
     const auto h = static_cast<std::int64_t>(cfg_.hidden);
     const auto b = static_cast<std::int64_t>(cfg_.batch);
-    const cudaDataType_t ab = cuda_type(dtype_);
+    const cudaDataType_t ab = cuda_data_type(dtype_);
     const cublasComputeType_t compute = cfg_.precision == Precision::tf32
                                             ? CUBLAS_COMPUTE_32F_FAST_TF32
                                             : CUBLAS_COMPUTE_32F;

@@ -8,11 +8,11 @@
 #include <climits>
 #include <cstdint>
 #include <exception>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/check.hpp"
 #include "mgbench/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
@@ -20,29 +20,6 @@
 namespace mgbench::bench {
 
 namespace {
-
-class DeviceMemory {
- public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t bytes) { MGBENCH_CUDA_CHECK(cudaMalloc(&ptr_, bytes)); }
-  ~DeviceMemory() {
-    if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-  }
-  DeviceMemory(DeviceMemory&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)) {}
-  DeviceMemory& operator=(DeviceMemory&& other) noexcept {
-    if (this != &other) {
-      if (ptr_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFree(ptr_));
-      ptr_ = std::exchange(other.ptr_, nullptr);
-    }
-    return *this;
-  }
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
 
 // Small integers travel through RankEnv::all_gather_ptr as pointer-sized values.
 void* encode(std::uint64_t value) {
@@ -53,16 +30,6 @@ std::uint64_t decode(void* value) {
 }
 
 constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3;
-
-kernels::DType kernel_dtype(ReduceDtype dtype) {
-  switch (dtype) {
-    case ReduceDtype::fp32: return kernels::DType::fp32;
-    case ReduceDtype::bf16: return kernels::DType::bf16;
-    case ReduceDtype::fp16: return kernels::DType::fp16;
-    case ReduceDtype::int32: return kernels::DType::int32;
-  }
-  return kernels::DType::fp32;
-}
 
 // Why the group cannot use peer access ("" when every pair can). Identical on every rank.
 std::string missing_peer_access(const std::vector<int>& devices) {
@@ -119,6 +86,16 @@ std::size_t reduce_dtype_size(ReduceDtype dtype) {
   return dtype == ReduceDtype::bf16 || dtype == ReduceDtype::fp16 ? 2 : 4;
 }
 
+kernels::DType kernel_dtype(ReduceDtype dtype) {
+  switch (dtype) {
+    case ReduceDtype::fp32: return kernels::DType::fp32;
+    case ReduceDtype::bf16: return kernels::DType::bf16;
+    case ReduceDtype::fp16: return kernels::DType::fp16;
+    case ReduceDtype::int32: return kernels::DType::int32;
+  }
+  return kernels::DType::fp32;
+}
+
 const char* to_string(PeerAlgo algo) {
   switch (algo) {
     case PeerAlgo::automatic: return "auto";
@@ -141,8 +118,8 @@ struct PeerAllreduce::Impl {
   int nranks = 1;
   int device = 0;
   std::size_t max_bytes = 0;
-  DeviceMemory staging;  // two halves of peers.half_bytes
-  DeviceMemory sync;
+  DeviceBuffer staging;  // two halves of peers.half_bytes
+  DeviceBuffer sync;
   kernels::AllreducePeers peers;
 };
 
@@ -177,8 +154,8 @@ PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
       MGBENCH_CUDA_CHECK(kernels::allreduce_preload());
       MGBENCH_CUDA_CHECK(
           cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, env.device));
-      s.staging = DeviceMemory(2 * half);
-      s.sync = DeviceMemory(kernels::allreduce_sync_bytes());
+      s.staging = DeviceBuffer(2 * half);
+      s.sync = DeviceBuffer(kernels::allreduce_sync_bytes());
       MGBENCH_CUDA_CHECK(
           cudaMemsetAsync(s.sync.get(), 0, kernels::allreduce_sync_bytes(), env.stream));
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));

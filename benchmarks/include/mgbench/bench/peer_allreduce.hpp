@@ -21,6 +21,7 @@
 #include <string>
 
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/kernels/fill.hpp"
 
 namespace mgbench::bench {
 
@@ -28,6 +29,7 @@ enum class ReduceDtype { fp32, bf16, fp16, int32 };
 ReduceDtype reduce_dtype_from_string(const std::string& name);  // throws UsageError
 const char* to_string(ReduceDtype dtype);
 std::size_t reduce_dtype_size(ReduceDtype dtype);
+kernels::DType kernel_dtype(ReduceDtype dtype);
 
 enum class PeerAlgo { automatic, one_shot, two_shot };
 const char* to_string(PeerAlgo algo);                     // "auto", "one_shot", "two_shot"
