@@ -14,6 +14,31 @@
 #include "mgbench/reports/svg.hpp"
 
 namespace mgbench::reports {
+
+std::string gpus_label(int n) { return n == 1 ? "1 GPU" : fmt::format("{} GPUs", n); }
+
+// "aggregate TFLOP/s" for "tflops_aggregate": metric names as axis and chart labels.
+std::string metric_label(const std::string& metric) {
+  static const std::map<std::string, std::string> kNames = {
+      {"tflops_aggregate", "aggregate TFLOP/s"},
+      {"tflops_per_gpu", "TFLOP/s per GPU"},
+      {"samples_per_s", "samples/s"},
+      {"busbw_GBps", "busbw"},
+      {"algbw_GBps", "algbw"}};
+  const auto it = kNames.find(metric);
+  if (it != kNames.end()) return it->second;
+  std::string out = metric.empty() ? "throughput" : metric;
+  std::replace(out.begin(), out.end(), '_', ' ');
+  return out;
+}
+
+// "aggregate TFLOP/s", "busbw (GB/s)": the unit only where the label does not carry it.
+std::string metric_axis_label(const std::string& metric, const std::string& unit) {
+  const std::string label = metric_label(metric);
+  if (unit.empty() || label.find(unit) != std::string::npos) return label;
+  return label + " (" + unit + ")";
+}
+
 namespace {
 
 using Points = std::vector<const PointResult*>;
@@ -63,30 +88,6 @@ svg::Axis make_axis(std::string label, svg::Scale scale, svg::TickFormat format)
   a.scale = scale;
   a.format = format;
   return a;
-}
-
-std::string gpus_label(int n) { return n == 1 ? "1 GPU" : fmt::format("{} GPUs", n); }
-
-// "aggregate TFLOP/s" for "tflops_aggregate": metric names as axis and chart labels.
-std::string metric_label(const std::string& metric) {
-  static const std::map<std::string, std::string> kNames = {
-      {"tflops_aggregate", "aggregate TFLOP/s"},
-      {"tflops_per_gpu", "TFLOP/s per GPU"},
-      {"samples_per_s", "samples/s"},
-      {"busbw_GBps", "busbw"},
-      {"algbw_GBps", "algbw"}};
-  const auto it = kNames.find(metric);
-  if (it != kNames.end()) return it->second;
-  std::string out = metric.empty() ? "throughput" : metric;
-  std::replace(out.begin(), out.end(), '_', ' ');
-  return out;
-}
-
-// "aggregate TFLOP/s", "busbw (GB/s)": the unit only where the label does not carry it.
-std::string metric_axis_label(const std::string& metric, const std::string& unit) {
-  const std::string label = metric_label(metric);
-  if (unit.empty() || label.find(unit) != std::string::npos) return label;
-  return label + " (" + unit + ")";
 }
 
 std::string series_name(const PointResult& p, const std::vector<std::string>& keys,

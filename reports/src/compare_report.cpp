@@ -3,6 +3,7 @@
 // verdict, scaling efficiency side by side, and for offers the offer tables.
 // Every string that comes from the results goes through escape_xml (tables here, charts in
 // svg.cpp), so a hostile host name or parameter renders as text.
+#include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/compare_report.hpp"
 
 #include <algorithm>
@@ -138,28 +139,6 @@ std::string lower(std::string text) {
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string gpus_label(int n) { return n == 1 ? "1 GPU" : fmt::format("{} GPUs", n); }
-
-std::string metric_label(const std::string& metric) {
-  static const std::map<std::string, std::string> kNames = {
-      {"tflops_aggregate", "aggregate TFLOP/s"},
-      {"tflops_per_gpu", "TFLOP/s per GPU"},
-      {"samples_per_s", "samples/s"},
-      {"busbw_GBps", "busbw"},
-      {"algbw_GBps", "algbw"}};
-  const auto it = kNames.find(metric);
-  if (it != kNames.end()) return it->second;
-  std::string out = metric.empty() ? "throughput" : metric;
-  std::replace(out.begin(), out.end(), '_', ' ');
-  return out;
-}
-
-std::string metric_axis_label(const std::string& metric, const std::string& unit) {
-  const std::string label = metric_label(metric);
-  if (unit.empty() || label.find(unit) != std::string::npos) return label;
-  return label + " (" + unit + ")";
 }
 
 std::string badge(const std::string& verdict, const std::string& text = "",

@@ -22,4 +22,11 @@ struct ChartEntry {
 
 std::vector<ChartEntry> build_charts(const RunResult& run);
 
+// "1 GPU", "8 GPUs".
+std::string gpus_label(int n);
+// "aggregate TFLOP/s" for "tflops_aggregate": metric names as axis and chart labels.
+std::string metric_label(const std::string& metric);
+// "aggregate TFLOP/s", "busbw (GB/s)": the unit only where the label does not carry it.
+std::string metric_axis_label(const std::string& metric, const std::string& unit);
+
 }  // namespace mgbench::reports
