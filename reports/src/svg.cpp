@@ -335,6 +335,21 @@ std::string draw_legend(const std::vector<LegendItem>& items, const LegendLayout
   return out;
 }
 
+// The end of a chart: "no data" when nothing was drawn, the legend below the plot, </svg>.
+std::string close_chart(std::string out, bool any, double left, double right, double top,
+                        double plot_h, const std::vector<LegendItem>& legend,
+                        const LegendLayout& legend_layout, double legend_y) {
+  if (!any) {
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" "
+        "fill=\"{}\">no data</text>",
+        num((left + right) / 2), num(top + plot_h / 2), kMuted);
+  }
+  if (!legend.empty()) out += draw_legend(legend, legend_layout, 12, legend_y);
+  out += "</svg>";
+  return out;
+}
+
 std::string svg_open(const std::string& id, double width, double height, const std::string& title,
                      const std::string& kind) {
   return fmt::format(
@@ -691,16 +706,8 @@ std::string render(const LineChart& chart) {
     out += "</g>";
   }
   out += "</g>";
-  if (!any) {
-    out += fmt::format(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" "
-        "fill=\"{}\">no data</text>",
-        num((left + right) / 2), num(top + plot_h / 2), kMuted);
-  }
-  if (!legend.empty())
-    out += draw_legend(legend, legend_layout, 12, top + plot_h + x_axis_block + 16);
-  out += "</svg>";
-  return out;
+  return close_chart(std::move(out), any, left, right, top, plot_h, legend, legend_layout,
+                     top + plot_h + x_axis_block + 16);
 }
 
 // --- stacked bars ---------------------------------------------------------------------------
@@ -852,16 +859,8 @@ std::string render(const StackedBarChart& chart) {
     }
   }
   out += "</g>";
-  if (!any) {
-    out += fmt::format(
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\" "
-        "fill=\"{}\">no data</text>",
-        num((left + right) / 2), num(top + plot_h / 2), kMuted);
-  }
-  if (!legend.empty())
-    out += draw_legend(legend, legend_layout, 12, top + plot_h + x_axis_block + 16);
-  out += "</svg>";
-  return out;
+  return close_chart(std::move(out), any, left, right, top, plot_h, legend, legend_layout,
+                     top + plot_h + x_axis_block + 16);
 }
 
 }  // namespace mgbench::reports::svg
