@@ -82,6 +82,15 @@ void add_telemetry_cells(std::vector<std::string>& row, const PointResult& p) {
   row.push_back(s.throttle_fraction ? format_percent(*s.throttle_fraction, 1) : "");
 }
 
+// The columns every point table ends with (noise, telemetry when present, status), then the
+// row itself, shaded by status.
+void add_point_tail(Table& t, std::vector<std::string> row, const PointResult& p, bool tel) {
+  row.push_back(noise_text(p));
+  if (tel) add_telemetry_cells(row, p);
+  row.push_back(status_text(p));
+  t.add_row(std::move(row), tone_of(p.status, p.noisy));
+}
+
 std::optional<double> metric(const PointResult& p, const std::string& name) {
   if (name.empty()) return std::nullopt;
   return point_metric(p, name);
@@ -190,10 +199,7 @@ Table generic_table(const RunResult& run, const std::string& workload,
     const Json* s = scaling_row(run, *p);
     row.push_back(speedup_text(s));
     row.push_back(efficiency_text(s));
-    row.push_back(noise_text(*p));
-    if (tel) add_telemetry_cells(row, *p);
-    row.push_back(status_text(*p));
-    t.add_row(std::move(row), tone_of(p->status, p->noisy));
+    add_point_tail(t, std::move(row), *p, tel);
   }
   finish(t);
   return t;
@@ -240,10 +246,7 @@ Table train_table(const RunResult& run, const std::vector<const PointResult*>& p
     row.push_back(overlap ? format_percent(*overlap, 0) : "");
     const auto mem = peak_memory_bytes(*p);
     row.push_back(mem ? format_bytes_iec(*mem) : "");
-    row.push_back(noise_text(*p));
-    if (tel) add_telemetry_cells(row, *p);
-    row.push_back(status_text(*p));
-    t.add_row(std::move(row), tone_of(p->status, p->noisy));
+    add_point_tail(t, std::move(row), *p, tel);
   }
   finish(t);
   return t;
@@ -303,10 +306,7 @@ std::vector<Table> allreduce_tables(const RunResult& run,
       row.push_back(fixed2(metric(*p, "busbw_GBps")));
       const auto wrong = json_number(p->verification, "wrong");
       row.push_back(wrong ? fmt::format("{:.0f}", *wrong) : (p->status == Status::ok ? "" : "N/A"));
-      row.push_back(noise_text(*p));
-      if (tel) add_telemetry_cells(row, *p);
-      row.push_back(status_text(*p));
-      t.add_row(std::move(row), tone_of(p->status, p->noisy));
+      add_point_tail(t, std::move(row), *p, tel);
     }
     finish(t);
     tables.push_back(std::move(t));

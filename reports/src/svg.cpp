@@ -335,6 +335,17 @@ std::string draw_legend(const std::vector<LegendItem>& items, const LegendLayout
   return out;
 }
 
+// The rotated y-axis label left of the plot ("" when there is none).
+std::string y_axis_label(const std::string& label, double top, double plot_h) {
+  if (label.empty()) return "";
+  const double cx = 18, cy = top + plot_h / 2;
+  return fmt::format(
+      "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\" "
+      "transform=\"rotate(-90 {} {})\">{}</text>",
+      num(cx), num(cy), kLabelSize, num(cx), num(cy),
+      esc(fit_text(label, kLabelSize, plot_h + 10)));
+}
+
 // The end of a chart: "no data" when nothing was drawn, the legend below the plot, </svg>.
 std::string close_chart(std::string out, bool any, double left, double right, double top,
                         double plot_h, const std::vector<LegendItem>& legend,
@@ -624,14 +635,7 @@ std::string render(const LineChart& chart) {
         num((left + right) / 2), num(top + plot_h + 39), kLabelSize,
         esc(fit_text(chart.x.label, kLabelSize, plot_w)));
   }
-  if (!chart.y.label.empty()) {
-    const double cx = 18, cy = top + plot_h / 2;
-    out += fmt::format(
-        "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\" "
-        "transform=\"rotate(-90 {} {})\">{}</text>",
-        num(cx), num(cy), kLabelSize, num(cx), num(cy),
-        esc(fit_text(chart.y.label, kLabelSize, plot_h + 10)));
-  }
+  out += y_axis_label(chart.y.label, top, plot_h);
   out += "</g>";
 
   // Reference lines; labels of vertical ones are staggered so neighbours do not collide.
@@ -831,14 +835,7 @@ std::string render(const StackedBarChart& chart) {
         num((left + right) / 2), num(top + plot_h + 6 + cat_block + 16), kLabelSize,
         esc(fit_text(chart.x_label, kLabelSize, plot_w)));
   }
-  if (!chart.y.label.empty()) {
-    const double cx = 18, cy = top + plot_h / 2;
-    out += fmt::format(
-        "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"{}\" "
-        "transform=\"rotate(-90 {} {})\">{}</text>",
-        num(cx), num(cy), kLabelSize, num(cx), num(cy),
-        esc(fit_text(chart.y.label, kLabelSize, plot_h + 10)));
-  }
+  out += y_axis_label(chart.y.label, top, plot_h);
   out += "</g><g class=\"plot\">";
   for (std::size_t c = 0; c < n; ++c) {
     const double cx = left + band * (static_cast<double>(c) + 0.5);

@@ -32,15 +32,20 @@ int nonempty_lines(const std::string& text) {
   return n;
 }
 
+// Without a GPU, info and doctor fail the same way: exit 4, one stderr line, no stdout.
+void require_no_gpu_failure(const mgbench::test::CommandOutput& r) {
+  REQUIRE(r.exit_code == 4);
+  REQUIRE(nonempty_lines(r.err) == 1);
+  REQUIRE(r.out.empty());
+}
+
 }  // namespace
 
 TEST_CASE("cli info: no GPU -> exit 4 and one stderr line; GPU -> the environment") {
   const auto r = run_mgbench("info");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {
-    REQUIRE(r.exit_code == 4);
-    REQUIRE(nonempty_lines(r.err) == 1);
-    REQUIRE(r.out.empty());
+    require_no_gpu_failure(r);
   } else {
     REQUIRE(r.exit_code == 0);
     REQUIRE(r.out.find("Fingerprint") != std::string::npos);
@@ -83,9 +88,7 @@ TEST_CASE("cli doctor: no GPU -> exit 4 and one stderr line; GPU -> checks as JS
   const auto r = run_mgbench("doctor --json --no-load");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {
-    REQUIRE(r.exit_code == 4);
-    REQUIRE(nonempty_lines(r.err) == 1);
-    REQUIRE(r.out.empty());
+    require_no_gpu_failure(r);
   } else {
     const auto doctor = mgbench::Json::parse(r.out);
     REQUIRE(doctor["checks"].size() == 20);
