@@ -51,12 +51,12 @@
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
 #include "mgbench/bench/train_math.hpp"
-#include "mgbench/check.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/train.hpp"
-#include "mgbench/params.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench {
 

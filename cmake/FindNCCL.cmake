@@ -1,5 +1,5 @@
 # FindNCCL: locates the NVIDIA Collective Communications Library.
-# Provides NCCL::NCCL, NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION.
+# Provides NCCL::NCCL, NCCL::headers, NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION.
 # Hints: NCCL_ROOT, $NCCL_HOME, the CUDA toolkit directories.
 include(FindPackageHandleStandardArgs)
 
@@ -44,3 +44,8 @@ if(NCCL_FOUND AND NOT TARGET NCCL::NCCL)
     INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
 endif()
 mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)
+# The header alone (NCCL_VERSION_CODE), for code that must not link NCCL.
+if(NCCL_FOUND AND NOT TARGET NCCL::headers)
+  add_library(NCCL::headers INTERFACE IMPORTED)
+  set_target_properties(NCCL::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+endif()

@@ -6,7 +6,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/allreduce_math.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::test {
 

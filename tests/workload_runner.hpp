@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/group.hpp"
-#include "mgbench/params.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::test {
 

@@ -6,9 +6,9 @@
 #include <set>
 #include <tuple>
 
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
-#include "mgbench/stats.hpp"
+#include "mgbench/model/stats.hpp"
 
 namespace mgbench::bench::allreduce {
 

@@ -18,12 +18,12 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/bench/nccl_comms.hpp"
-#include "mgbench/check.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/gate.hpp"
-#include "mgbench/stats.hpp"
-#include "mgbench/telemetry.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/stats.hpp"
+#include "mgbench/platform/telemetry.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench {
 
@@ -432,7 +432,7 @@ class GroupRun {
     std::string skip_reason;
     if (rank == 0) {
       ctx_.sink.point_started(planned.index);
-      if (settings.extra.value("batch_auto", false) && planned.params.contains("batch")) {
+      if (settings.batch_auto && planned.params.contains("batch")) {
         const auto it = oom_batch_.find(series_key(planned.params));
         if (it != oom_batch_.end() && planned.params["batch"].get<std::int64_t>() > it->second) {
           skip_reason = fmt::format("above the OOM boundary: batch {} ran out of memory",
@@ -502,7 +502,7 @@ class GroupRun {
         // behind the gate fits the launch queue (kMaxOpsPerSample).
         reps = static_cast<std::size_t>(std::clamp(std::ceil(settings.target_sample_s / op_s), 1.0,
                                                    static_cast<double>(kMaxOpsPerSample)));
-        const double slowdown = settings.extra.value("test_slowdown", 0.0);
+        const double slowdown = settings.test_slowdown;
         const auto busy_ns =
             static_cast<std::uint64_t>(std::max(0.0, slowdown) * op_s * static_cast<double>(reps) * 1e9);
 

@@ -17,8 +17,8 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "mgbench/check.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
 
 namespace mgbench::bench {
 

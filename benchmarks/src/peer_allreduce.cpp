@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "mgbench/bench/device_buffer.hpp"
-#include "mgbench/check.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 
 namespace mgbench::bench {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 
 namespace mgbench::bench::train {
 

@@ -308,10 +308,5 @@ void render_offers(std::ostream& out, const OfferComparison& cmp) {
          "throughput / (price per GPU-hour x GPUs).\n";
 }
 
-namespace {
-const bool registered = register_compare_renderers(
-    [](std::ostream& out, const Comparison& c) { render_comparison(out, c); },
-    [](std::ostream& out, const OfferComparison& c) { render_offers(out, c); });
-}  // namespace
 
 }  // namespace mgbench::reports

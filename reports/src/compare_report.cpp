@@ -16,13 +16,13 @@
 
 #include <fmt/format.h>
 
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/html.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/svg.hpp"
-#include "report_io.hpp"
+#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -1520,20 +1520,14 @@ std::string render_compare_html(const CompareReportInput& input) {
 void write_compare_report_file(const std::string& path, const CompareReportInput& input) {
   const std::string name = lower(path);
   if (ends_with(name, ".json")) {
-    detail::write_text_file(path, input.comparison.dump(2) + "\n");
+    write_file_atomic(path, input.comparison.dump(2) + "\n");
   } else if (ends_with(name, ".html") || ends_with(name, ".htm")) {
-    detail::write_text_file(path, render_compare_html(input));
+    write_file_atomic(path, render_compare_html(input));
   } else {
     throw UsageError("--report " + path +
                      ": expected a file name ending in .html (the report) or .json");
   }
 }
 
-namespace {
-const bool registered_report_writer =
-    register_compare_report_writer([](const std::string& path, const CompareReportInput& input) {
-      write_compare_report_file(path, input);
-    });
-}  // namespace
 
 }  // namespace mgbench::reports

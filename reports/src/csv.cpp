@@ -7,7 +7,7 @@
 
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
-#include "report_io.hpp"
+#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -119,7 +119,7 @@ void write_csv(const RunResult& run, std::ostream& out) {
 void write_csv_file(const RunResult& run, const std::string& path) {
   std::ostringstream out;
   write_csv(run, out);
-  detail::write_text_file(path, out.str());
+  write_file_atomic(path, out.str());
 }
 
 }  // namespace mgbench::reports

@@ -1,9 +1,8 @@
-// Rendering of `mgbench doctor` checks; registers the console renderer with the harness.
+// Rendering of `mgbench doctor` checks (the JSON shape doctor_to_json writes).
 #include "mgbench/reports/doctor_render.hpp"
 
 #include <fmt/format.h>
 
-#include "mgbench/doctor.hpp"
 #include "mgbench/reports/format.hpp"
 
 namespace mgbench::reports {
@@ -72,12 +71,5 @@ std::string render_doctor_markdown(const Json& doctor, int heading_level) {
   if (table.empty()) return "";
   return render_markdown(table, heading_level);
 }
-
-namespace {
-const bool registered = register_doctor_renderer(
-    [](std::ostream& out, const Json& doctor, bool colour) {
-      render_doctor_text(doctor, out, colour);
-    });
-}  // namespace
 
 }  // namespace mgbench::reports

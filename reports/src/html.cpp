@@ -4,7 +4,7 @@
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
-#include "report_io.hpp"
+#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -195,7 +195,7 @@ std::string render_html_report(const RunResult& run) {
 }
 
 void write_html(const RunResult& run, const std::string& path) {
-  detail::write_text_file(path, render_html_report(run));
+  write_file_atomic(path, render_html_report(run));
 }
 
 }  // namespace mgbench::reports

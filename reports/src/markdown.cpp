@@ -7,7 +7,7 @@
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/svg.hpp"
-#include "report_io.hpp"
+#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -90,9 +90,9 @@ void write_markdown(const RunResult& run, const std::string& md_path) {
     }
   }
   for (const auto& c : charts) {
-    detail::write_text_file((charts_dir / (c.id + ".svg")).string(), svg::standalone(c.svg));
+    write_file_atomic((charts_dir / (c.id + ".svg")).string(), svg::standalone(c.svg));
   }
-  detail::write_text_file(md_path, render_markdown_report(run, dir_name));
+  write_file_atomic(md_path, render_markdown_report(run, dir_name));
 }
 
 }  // namespace mgbench::reports

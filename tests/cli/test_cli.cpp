@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 using mgbench::test::run_mgbench;

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/history.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/store/history.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/params.hpp"
+#include "mgbench/core/params.hpp"
 #include "support.hpp"
 
 using mgbench::test::run_mgbench;

@@ -13,10 +13,10 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/allreduce_math.hpp"
-#include "mgbench/group.hpp"
+#include "mgbench/model/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/kernels/fill.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/workload.hpp"
 #include "workload_runner.hpp"
 
 namespace {

@@ -11,11 +11,11 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/gemm_math.hpp"
-#include "mgbench/group.hpp"
+#include "mgbench/model/group.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/gemm.hpp"
-#include "mgbench/results.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/results.hpp"
+#include "mgbench/model/workload.hpp"
 #include "workload_runner.hpp"
 
 using mgbench::Json;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 TEST_CASE("a 1-GPU gemm sweep through the real binary writes valid results") {

@@ -4,10 +4,11 @@
 #include <cuda_runtime_api.h>
 
 #include "catch_compat.hpp"
-#include "mgbench/devices.hpp"
-#include "mgbench/doctor.hpp"
-#include "mgbench/nvml.hpp"
-#include "mgbench/telemetry.hpp"
+#include "mgbench/bench/gemm_load.hpp"
+#include "mgbench/platform/devices.hpp"
+#include "mgbench/platform/doctor.hpp"
+#include "mgbench/platform/nvml.hpp"
+#include "mgbench/platform/telemetry.hpp"
 
 using namespace mgbench;
 
@@ -38,7 +39,7 @@ TEST_CASE("gpu telemetry: the sampler records plausible values under load") {
   auto observer = make_point_observer(settings, {0});
   REQUIRE(observer != nullptr);
   observer->begin_point({0});
-  run_gemm_load({0}, 2.0, nullptr);
+  mgbench::bench::run_gemm_load({0}, 2.0, nullptr);
   const Json summary = observer->end_point();
   INFO(summary.dump(2));
   REQUIRE(summary["gpus"].size() == 1);
@@ -67,7 +68,7 @@ TEST_CASE("gpu telemetry: the energy counter increases under load") {
   REQUIRE(h);
   const auto before = nvml->energy_j(h);
   REQUIRE(before.has_value());
-  run_gemm_load({0}, 2.0, nullptr);
+  mgbench::bench::run_gemm_load({0}, 2.0, nullptr);
   const auto after = nvml->energy_j(h);
   REQUIRE(after.has_value());
   // Two seconds of GEMM on a data-centre GPU: well over 50 W on average.
@@ -76,7 +77,7 @@ TEST_CASE("gpu telemetry: the energy counter increases under load") {
 
 TEST_CASE("gpu telemetry: the doctor's load reads the PCIe link and clock events") {
   const DeviceInventory inventory = probe_devices();
-  const DoctorFacts facts = collect_doctor_facts(inventory, true, 2.0);
+  const DoctorFacts facts = collect_doctor_facts(inventory, mgbench::bench::run_gemm_load, 2.0);
   INFO(facts.load_error);
   REQUIRE(facts.load_ran);
   REQUIRE(facts.gpus[0].nvml);

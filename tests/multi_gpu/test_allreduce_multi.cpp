@@ -18,10 +18,10 @@
 #include "catch_compat.hpp"
 #include "mgbench/bench/allreduce_math.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/group.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/model/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/workload.hpp"
 #include "workload_runner.hpp"
 
 namespace {

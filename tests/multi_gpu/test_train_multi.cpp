@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/group.hpp"
-#include "mgbench/results.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/model/results.hpp"
+#include "mgbench/model/workload.hpp"
 #include "workload_runner.hpp"
 
 namespace {

@@ -9,9 +9,9 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/allreduce_math.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace ar = mgbench::bench::allreduce;
 using mgbench::Json;
@@ -230,15 +230,3 @@ TEST_CASE("own all-reduce grid is capped by the group's block limit", "[allreduc
                                          DType::fp32) == 1);
 }
 
-TEST_CASE("allreduce workload declares nccl-tests parameters and busbw throughput",
-          "[allreduce]") {
-  const mgbench::Workload* w = mgbench::find_workload("allreduce");
-  REQUIRE(w != nullptr);
-  for (const char* name : {"bytes", "dtype", "impl", "inplace", "algo"}) {
-    CHECK(w->find_axis(name) != nullptr);
-  }
-  CHECK(w->throughput_metric() == "busbw_GBps");
-  REQUIRE(w->find_axis("dtype") != nullptr);
-  CHECK(w->find_axis("dtype")->allowed_values ==
-        std::vector<std::string>{"fp32", "bf16", "fp16", "int32"});
-}

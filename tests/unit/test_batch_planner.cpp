@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/batch_planner.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/run/batch_planner.hpp"
+#include "mgbench/core/error.hpp"
 
 using mgbench::BatchAutoPlanner;
 using mgbench::Status;

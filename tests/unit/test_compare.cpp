@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/compare.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 namespace {

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/doctor.hpp"
+#include "mgbench/platform/doctor.hpp"
 
 using namespace mgbench;
 

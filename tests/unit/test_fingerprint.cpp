@@ -3,7 +3,7 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/fingerprint.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 
 using namespace mgbench;
 

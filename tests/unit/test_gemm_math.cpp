@@ -10,9 +10,9 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/gemm_math.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/fill.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/model/workload.hpp"
 
 using mgbench::AxisValues;
 using mgbench::Json;
@@ -42,18 +42,6 @@ AxisValues axis_values(std::vector<std::int64_t> sizes, std::vector<std::int64_t
                     {"impl", texts(impls)}};
 }
 
-// The values a profile gives each axis of the registered workload.
-AxisValues registered_defaults(mgbench::Profile profile) {
-  const mgbench::Workload* gemm = mgbench::find_workload("gemm");
-  REQUIRE(gemm != nullptr);
-  AxisValues values;
-  for (const auto& axis : gemm->axes()) {
-    for (const auto& text : axis.values_for(profile)) {
-      values[axis.name].push_back(axis.parse_value(text));
-    }
-  }
-  return values;
-}
 
 // Round-to-nearest-even of a double to bf16 (8 significant bits), via float.
 double round_to_bf16(double x) {
@@ -113,34 +101,6 @@ TEST_CASE("gemm expand: impl=mgbench x dtype=fp8 is not planned") {
   for (const auto& p : points) {
     CHECK_FALSE((p.at("impl") == "mgbench" && p.at("dtype") == "fp8"));
   }
-}
-
-TEST_CASE("gemm workload: standard defaults plan square points only") {
-  const auto points = expand_gemm_points(registered_defaults(mgbench::Profile::standard));
-  // 2 sizes x (5 dtypes x 2 impls - mgbench x fp8).
-  CHECK(points.size() == 18);
-  for (const auto& p : points) CHECK(p.at("shape") == "square");
-}
-
-TEST_CASE("gemm workload: quick profile plans one size and fewer dtypes") {
-  const auto points = expand_gemm_points(registered_defaults(mgbench::Profile::quick));
-  REQUIRE_FALSE(points.empty());
-  CHECK(points.size() < 18);
-  for (const auto& p : points) CHECK(p.at("m") == 4096);
-}
-
-TEST_CASE("gemm workload: declares the axes the CLI maps and its throughput metric") {
-  const mgbench::Workload* gemm = mgbench::find_workload("gemm");
-  REQUIRE(gemm != nullptr);
-  const auto* batch = gemm->find_axis("batch");
-  const auto* dtype = gemm->find_axis("dtype");
-  REQUIRE(batch != nullptr);
-  REQUIRE(dtype != nullptr);
-  CHECK(batch->standard_values.empty());
-  CHECK(dtype->allowed_values == std::vector<std::string>{"fp32", "tf32", "fp16", "bf16", "fp8"});
-  CHECK_THROWS_AS(dtype->parse_value("int4"), mgbench::UsageError);
-  CHECK(gemm->throughput_metric() == "tflops_aggregate");
-  CHECK(gemm->run() != nullptr);
 }
 
 TEST_CASE("gemm metrics: TFLOP/s = 2 M N K / t and aggregate = GPUs x per GPU") {

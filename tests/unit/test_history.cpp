@@ -6,13 +6,13 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/history.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/store/history.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 #if defined(MGBENCH_HAVE_SQLITE)
-#include "mgbench/sqlite_db.hpp"
+#include "mgbench/store/sqlite_db.hpp"
 #endif
 
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/mann_whitney.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/analysis/mann_whitney.hpp"
 
 using mgbench::mann_whitney_u;
 using mgbench::MannWhitneyMethod;

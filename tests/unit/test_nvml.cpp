@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/nvml.hpp"
-#include "mgbench/telemetry.hpp"
+#include "mgbench/platform/nvml.hpp"
+#include "mgbench/platform/telemetry.hpp"
 
 using namespace mgbench;
 

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/compare.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/plan.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/run/plan.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace {
 

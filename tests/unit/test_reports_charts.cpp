@@ -7,7 +7,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/svg.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mr = mgbench::reports;
 

@@ -9,16 +9,16 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/compare.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_report.hpp"
-#include "mgbench/results.hpp"
-#include "mgbench/stats.hpp"
+#include "mgbench/model/results.hpp"
+#include "mgbench/model/stats.hpp"
 #include "support.hpp"
 
 namespace {
 
-using mgbench::CompareReportInput;
+using mgbench::reports::CompareReportInput;
 using mgbench::Json;
 using mgbench::PointResult;
 using mgbench::RunResult;
@@ -275,12 +275,12 @@ std::string xml_problem(const std::string& xml) {
 
 // ---- writer and file names -------------------------------------------------------------------
 
-TEST_CASE("compare --report FILE.html goes through the registered HTML writer",
+TEST_CASE("compare --report FILE.html writes the HTML comparison report",
           "[reports][compare]") {
   const Rendered r = render_files({"base", "slower"}, false);
   const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.html";
-  mgbench::write_compare_report(path, CompareReportInput{r.doc, ptrs, r.labels, false});
+  mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false});
   const std::string page = mgbench::test::read_text(path);
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(page.find("mgbench comparison: base") != std::string::npos);
@@ -291,7 +291,7 @@ TEST_CASE("compare --report FILE.json still writes the comparison JSON", "[repor
   const Rendered r = render_files({"base", "rerun"}, false);
   const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.JSON";
-  mgbench::write_compare_report(path, CompareReportInput{r.doc, ptrs, r.labels, false});
+  mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false});
   CHECK(Json::parse(mgbench::test::read_text(path)) == r.doc);
 }
 
@@ -300,7 +300,7 @@ TEST_CASE("compare --report with another file name is a usage error", "[reports]
   const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.txt";
   CHECK_THROWS_AS(
-      mgbench::write_compare_report(path, CompareReportInput{r.doc, ptrs, r.labels, false}),
+      mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false}),
       mgbench::UsageError);
 }
 

@@ -6,7 +6,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/sections.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace {
 

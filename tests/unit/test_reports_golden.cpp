@@ -7,7 +7,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/reports/csv.hpp"
 #include "mgbench/reports/markdown.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 #include "support.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include "mgbench/reports/csv.hpp"
 #include "mgbench/reports/html.hpp"
 #include "mgbench/reports/markdown.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/results.hpp"
-#include "mgbench/worker_protocol.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/model/results.hpp"
+#include "mgbench/run/worker_protocol.hpp"
 #include "support.hpp"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/scaling.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/analysis/scaling.hpp"
 
 using mgbench::compute_scaling;
 using mgbench::Json;

@@ -2,7 +2,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/stats.hpp"
+#include "mgbench/model/stats.hpp"
 
 using mgbench::compute_statistics;
 using mgbench::evaluate_stop;

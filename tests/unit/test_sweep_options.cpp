@@ -3,9 +3,9 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/error.hpp"
-#include "mgbench/plan.hpp"
-#include "mgbench/sweep.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/run/plan.hpp"
+#include "mgbench/run/sweep.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/telemetry.hpp"
+#include "mgbench/platform/telemetry.hpp"
 
 using namespace mgbench;
 

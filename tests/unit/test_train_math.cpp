@@ -6,7 +6,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/train_math.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/error.hpp"
 
 using namespace mgbench::bench::train;
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/verdict.hpp"
+#include "mgbench/analysis/verdict.hpp"
 
 using mgbench::compute_verdicts;
 using mgbench::Json;

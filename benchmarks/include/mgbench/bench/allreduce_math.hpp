@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/params.hpp"
-#include "mgbench/results.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench::allreduce {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <type_traits>
 
-#include "mgbench/check.hpp"
-#include "mgbench/error.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/kernels/fill.hpp"
 
 namespace mgbench::bench {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "mgbench/check.hpp"
+#include "mgbench/core/check.hpp"
 
 namespace mgbench::bench {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/group.hpp"
-#include "mgbench/params.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/core/params.hpp"
 
 namespace mgbench::bench {
 

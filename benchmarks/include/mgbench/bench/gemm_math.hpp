@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/params.hpp"
-#include "mgbench/workload.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench {
 

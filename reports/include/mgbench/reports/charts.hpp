@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

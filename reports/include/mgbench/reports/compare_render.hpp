@@ -5,8 +5,8 @@
 #include <ostream>
 #include <string>
 
-#include "mgbench/compare.hpp"
-#include "mgbench/params.hpp"
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/params.hpp"
 
 namespace mgbench::reports {
 

@@ -12,20 +12,27 @@
 // Three or more runs, or --offers: the offers' fingerprints, each environment's differences from
 // the first, the offer tables (throughput, scaling efficiency, per watt, per dollar, best offer
 // per row) and the curves of all offers overlaid.
-// Sections whose data are absent are left out. Registered with the harness
-// (register_compare_report_writer) at static initialisation.
+// Sections whose data are absent are left out.
 #include <string>
+#include <vector>
 
-#include "mgbench/compare.hpp"
+#include "mgbench/analysis/compare.hpp"
 
 namespace mgbench::reports {
+
+struct CompareReportInput {
+  const Json& comparison;                     // comparison_to_json or offers_to_json
+  const std::vector<const RunResult*>& runs;  // inputs in command-line order
+  const std::vector<std::string>& labels;
+  bool offers = false;
+};
 
 // The page for `input` (input.comparison is comparison_to_json or offers_to_json; input.runs
 // and input.labels in command-line order).
 std::string render_compare_html(const CompareReportInput& input);
 
 // `--report PATH`: *.html / *.htm writes render_compare_html, *.json the comparison JSON; any
-// other name, or a file that cannot be written, throws UsageError.
+// other name throws UsageError; a file that cannot be written, EnvironmentError.
 void write_compare_report_file(const std::string& path, const CompareReportInput& input);
 
 }  // namespace mgbench::reports

@@ -3,7 +3,7 @@
 // per dtype plus the plateau busbw), then the verdicts. Plain text unless colour is asked for.
 #include <ostream>
 
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string>
 
-#include "mgbench/params.hpp"
+#include "mgbench/core/params.hpp"
 #include "mgbench/reports/table.hpp"
 
 namespace mgbench::reports {

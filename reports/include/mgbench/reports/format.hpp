@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/params.hpp"
+#include "mgbench/core/params.hpp"
 
 namespace mgbench::reports {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

@@ -4,7 +4,7 @@
 // renders in a Git forge or an issue.
 #include <string>
 
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "mgbench/reports/table.hpp"
-#include "mgbench/results.hpp"
+#include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 

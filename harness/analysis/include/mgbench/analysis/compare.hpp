@@ -1,0 +1,222 @@
+#pragma once
+// `mgbench compare`: the regression gate between two runs, and the side-by-side comparison of
+// several offers (cloud A vs cloud B vs bare metal). Rendering lives in reports/
+// (mgbench/reports/compare_render.hpp); this header is the logic and the JSON form.
+//
+// Verdict of one matched point (both runs `ok`):
+//   noisy   the point was flagged noisy, or throttled (a GPU's throttle fraction above
+//           CompareOptions::throttle_limit, or a thermal / power-brake / HW-slowdown reason),
+//           in either run; also when a run kept no raw samples. Never `slower`. Time at the
+//           software power cap alone does not count unless power_cap_throttles (--strict-
+//           throttle): see unreliable_reason().
+//   slower  two-sided Mann-Whitney U on the raw sample times p < alpha AND the median of the
+//           compared quantity moved by at least the point's threshold in the bad direction
+//           (and both agree on the direction).
+//   faster  the same in the good direction.
+//   same    otherwise.
+// The compared quantity is the workload's throughput metric (Workload::throughput_metric(),
+// higher is better) when both points carry it with a positive value, else the median time per
+// op (lower is better).
+// The samples are times either way; the rank test is the same for times and throughputs.
+//
+// Threshold per point: max(threshold, noise_k * noise), where noise is the run-to-run noise
+// of that point estimated from --baseline runs: the relative standard deviation (n - 1) of
+// the point's medians over BASE and the baseline runs (at least two runs must hold it).
+#include <functional>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "mgbench/analysis/mann_whitney.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench {
+
+enum class Verdict { same, faster, slower, noisy };
+const char* to_string(Verdict verdict);
+
+struct CompareOptions {
+  double threshold = 0.03;           // minimum effect on the median (fraction, 0.03 = 3 %)
+  double alpha = 0.05;               // significance level of the two-sided rank test
+  double noise_k = 3.0;              // threshold = max(threshold, noise_k * baseline noise)
+  double throttle_limit = 0.05;      // a GPU throttled longer than this fraction -> noisy
+  bool power_cap_throttles = false;  // count time at the software power cap as throttled
+  bool env_all = false;              // environment diff: keep volatile fields (times, serials...)
+  bool env_hostname = false;         // environment diff: show a changed host name
+  // workload -> metric name compared (overrides the registry; "" compares time).
+  std::map<std::string, std::string> metrics;
+};
+
+// ---- environment diff ----------------------------------------------------------------------
+
+struct EnvChange {
+  std::string path;    // "driver_version", "gpus[*].vbios", "host.kernel"...
+  std::string before;  // "(absent)" when missing on that side
+  std::string after;
+  int rank = 0;   // lower = more important (printed first)
+  int count = 1;  // array entries folded into this one ("gpus[*]...")
+};
+
+// Changed scalar leaves of two environment documents, most important first. Array elements
+// that changed the same way on every index are folded into one "[*]" entry.
+std::vector<EnvChange> diff_environment(const Json& before, const Json& after,
+                                        const CompareOptions& options = {});
+// diff_environment of RunResult::environment plus the tool version and git revision.
+std::vector<EnvChange> diff_runs(const RunResult& before, const RunResult& after,
+                                 const CompareOptions& options = {});
+
+// ---- per-point analysis --------------------------------------------------------------------
+
+// What is compared for a workload: metric name, unit and direction.
+struct Quantity {
+  std::string metric;  // "" = median time per op (seconds)
+  std::string unit;    // "s" for time
+  bool higher_is_better = false;
+};
+Quantity quantity_for(const std::string& workload, const CompareOptions& options);
+// The point's value of `quantity` (metric value, or median time); nullopt when absent.
+std::optional<double> quantity_value(const PointResult& point, const Quantity& quantity);
+
+// Non-empty when the point must not be judged: "noisy", "throttled 12.0 % of the time on
+// GPU 0", "hw_thermal on GPU 1"... `limit` is the throttle-fraction limit. A throttle fraction
+// caused by the software power cap alone (reasons seen: sw_power_cap and nothing severe)
+// counts only with `power_cap_throttles`: a GPU at its power limit is in its normal steady
+// state, and a changed power limit shows in the environment diff.
+std::string unreliable_reason(const PointResult& point, double limit,
+                              bool power_cap_throttles = false);
+
+// Run-to-run noise per point key (relative stdev of the medians of the compared quantity).
+struct NoiseEstimate {
+  double relative = 0;
+  int runs = 0;
+};
+using NoiseMap = std::map<std::string, NoiseEstimate>;
+NoiseMap estimate_noise(const std::vector<const RunResult*>& runs,
+                        const CompareOptions& options = {});
+
+struct PointComparison {
+  std::string key;  // point_key()
+  std::string workload;
+  Params params = Json::object();
+  int gpus = 1;
+  std::vector<int> base_devices, new_devices;
+  Quantity quantity;
+  double base_value = 0, new_value = 0;   // compared quantity (median)
+  double change = 0;                      // new_value / base_value - 1
+  double threshold = 0;                   // applied to this point (fraction)
+  std::optional<NoiseEstimate> noise;     // from --baseline runs
+  std::optional<MannWhitneyResult> test;  // absent without raw samples
+  Verdict verdict = Verdict::same;
+  std::string reason;  // why this verdict, in words
+};
+
+// A point present on both sides but not `ok` on at least one.
+struct NotCompared {
+  std::string key, workload;
+  Params params = Json::object();
+  int gpus = 1;
+  Status base_status = Status::ok, new_status = Status::ok;
+  std::string message;
+};
+
+struct UnmatchedPoint {
+  std::string key, workload;
+  Params params = Json::object();
+  int gpus = 1;
+  Status status = Status::ok;
+};
+
+// Scaling efficiency of one (workload, params, GPU count) in both runs.
+struct EfficiencyRow {
+  std::string workload;
+  Params params = Json::object();
+  int gpus = 1;
+  std::optional<double> base, next;
+};
+
+struct Comparison {
+  std::string base_label, new_label;
+  std::string base_path, new_path;
+  CompareOptions options;
+  std::vector<EnvChange> environment;
+  bool fingerprint_differs = false;  // environment.fingerprint_hash present and different
+  std::vector<PointComparison> points;
+  std::vector<NotCompared> not_compared;
+  std::vector<UnmatchedPoint> only_in_base, only_in_new;
+  std::vector<EfficiencyRow> efficiency;
+
+  int count(Verdict verdict) const;
+  bool any_slower() const { return count(Verdict::slower) > 0; }
+};
+
+// Throws UsageError when no point matches at all ("nothing matched"), or when no matched
+// point is `ok` in both runs (nothing could be judged: a gate must not pass silently).
+Comparison compare_runs(const RunResult& base, const RunResult& next,
+                        const CompareOptions& options = {}, const NoiseMap* noise = nullptr);
+// 1 (ExitCode::regression) when any point is slower, else 0.
+int comparison_exit_code(const Comparison& comparison);
+Json comparison_to_json(const Comparison& comparison);
+
+// Scaling efficiency per "workload|params|gpus" key: from RunResult::scaling rows when they
+// carry one, else X(N) / (N X(1)) of the throughput metric (needs a 1-GPU point).
+std::map<std::string, double> efficiencies(const RunResult& run,
+                                           const CompareOptions& options = {});
+std::string efficiency_key(const std::string& workload, const Params& params, int gpus);
+
+// ---- offer comparison ----------------------------------------------------------------------
+// Per dollar: throughput / (price per GPU-hour x GPUs), i.e. "<unit> per $/h" (e.g. TFLOP/s
+// per $/h: the throughput one dollar per hour of rented GPUs buys).
+// Per watt: the point's "<metric>_per_watt" metric when present, else throughput divided by
+// the sum over the point's GPUs of the average power (telemetry gpus[].avg_power_w).
+
+struct Offer {
+  std::string label;
+  std::string path;
+  const RunResult* run = nullptr;
+  std::optional<double> price_per_gpu_hour;  // USD
+};
+
+struct OfferSummary {
+  std::string label, path, host;
+  std::string gpu_model;  // "NVIDIA H200" ("A x4 + B x4" when mixed)
+  int gpu_count = 0;
+  std::string interconnect;  // "NVLink (18 links/GPU)", "PCIe Gen5 x16", "unknown"
+  std::string driver, cuda, nccl;
+  std::string platform;  // "bare metal", "VM (kvm)", "unknown"
+  std::optional<double> price_per_gpu_hour;
+};
+
+struct OfferCell {
+  bool present = false;  // the offer has this point
+  Status status = Status::ok;
+  bool unreliable = false;  // noisy or throttled
+  std::optional<double> throughput, efficiency, per_watt, per_dollar;
+};
+
+struct OfferRow {
+  Params params = Json::object();
+  int gpus = 1;
+  std::vector<OfferCell> cells;  // one per offer, in input order
+  int best_throughput = -1, best_per_watt = -1, best_per_dollar = -1;  // offer index or -1
+};
+
+struct OfferTable {
+  std::string workload;
+  Quantity quantity;
+  std::vector<OfferRow> rows;
+};
+
+struct OfferComparison {
+  std::vector<OfferSummary> offers;
+  std::vector<OfferTable> tables;
+};
+
+OfferComparison compare_offers(const std::vector<Offer>& offers,
+                               const CompareOptions& options = {});
+OfferSummary summarize_offer(const Offer& offer);
+Json offers_to_json(const OfferComparison& comparison);
+
+}  // namespace mgbench

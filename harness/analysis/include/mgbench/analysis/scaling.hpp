@@ -1,0 +1,84 @@
+#pragma once
+// Scaling analysis across GPU counts (DESIGN.md "Metrics", issue 5), with X = throughput (the
+// workload's registered throughput metric) and T = time (the point's median):
+//   weak   (per-GPU work fixed):  S(N) = X(N) / X(1),  E(N) = S(N) / N
+//   strong (global work fixed):   S(N) = T(1) / T(N),  E(N) = T(1) / (N T(N))
+//   Karp-Flatt serial fraction    e(N) = (1/S - 1/N) / (1 - 1/N)        (N > 1)
+//   marginal efficiency           X(N) / (2 X(N/2))                     (N/2 in the series)
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench {
+
+enum class ScalingMode { weak, strong };
+const char* to_string(ScalingMode mode);
+ScalingMode scaling_mode_from_string(const std::string& text);  // throws UsageError
+
+struct ScalingRow {
+  int gpus = 1;
+  double throughput = 0;  // X(N), in the series' unit
+  double time_s = 0;      // T(N), the point's median
+  double speedup = 1;
+  double efficiency = 1;
+  std::optional<double> karp_flatt;           // N > 1 only
+  std::optional<double> marginal_efficiency;  // when N/2 is in the series
+  std::size_t point_index = 0;                // PointResult::index of the point behind the row
+};
+
+struct ScalingSeries {
+  std::string workload;
+  // Weak: the points' parameters. Strong with a per-GPU "batch" parameter: the points'
+  // parameters with "batch" replaced by "global_batch" (= batch x gpus).
+  mgbench::Params params = Json::object();
+  std::string metric;
+  std::string unit;
+  std::string mode;  // "weak" or "strong"
+  std::vector<ScalingRow> rows;  // ascending gpus; rows[0] is the 1-GPU baseline
+};
+
+void to_json(Json& j, const ScalingRow& row);
+void from_json(const Json& j, ScalingRow& row);
+void to_json(Json& j, const ScalingSeries& series);
+void from_json(const Json& j, ScalingSeries& series);
+// The array stored in RunResult::scaling.
+Json scaling_to_json(const std::vector<ScalingSeries>& series);
+
+struct ThroughputMetric {
+  std::string name;
+  std::string unit;
+};
+// Workload name -> its throughput metric, nullopt when it has none.
+using ThroughputLookup = std::function<std::optional<ThroughputMetric>(const std::string&)>;
+// The workload registry's answer (find_workload(name)->throughput_metric()).
+std::optional<ThroughputMetric> registry_throughput(const std::string& workload);
+
+// Groups the `ok` points by workload + canonical params across GPU counts; one series per group
+// that has a 1-GPU point with a positive throughput (groups without one get no series: there is
+// no baseline to scale against). Rows whose throughput metric is missing are left out; when a
+// GPU count has several ok points (e.g. `--baseline each`), the lowest plan index is used.
+// Strong mode: points with an integer "batch" parameter are matched by global batch
+// (batch x gpus), e.g. batch 64 on 1 GPU, 32 on 2 and 16 on 4 form one series with
+// global_batch 64. Workloads without a "batch" parameter have per-GPU work by definition
+// (GEMM shapes, all-reduce sizes) and are analysed as weak scaling (their series says "weak").
+// Series are sorted by workload, then by canonical params.
+std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,
+                                           ScalingMode mode);
+std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,
+                                           ScalingMode mode, const ThroughputLookup& lookup);
+
+// Baseline-each outlier rule: among ok 1-GPU points with the same workload + params run alone
+// on different devices, flag every device whose throughput is more than `threshold` below the
+// best device. A device measured more than once counts with its best throughput. Rows:
+// {workload, params, metric, unit, device, throughput, best_device, best, deficit}
+// with deficit = 1 - throughput / best; sorted by workload, params, device.
+std::vector<Json> baseline_outliers(const std::vector<PointResult>& single_gpu_points,
+                                    double threshold = 0.05);
+std::vector<Json> baseline_outliers(const std::vector<PointResult>& single_gpu_points,
+                                    double threshold, const ThroughputLookup& lookup);
+
+}  // namespace mgbench

@@ -1,0 +1,216 @@
+// Plain-words verdicts from the scaling series, the step-time breakdown and baseline outliers.
+#include "mgbench/analysis/verdict.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace mgbench {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+// "89 %" from 0.887.
+std::string percent(double fraction) { return fixed(100.0 * fraction, 0) + " %"; }
+
+// Throughput values of any magnitude: 23457, 812.3, 45.67, 0.0123.
+std::string number(double value) {
+  const double a = std::fabs(value);
+  if (a >= 1000) return fixed(value, 0);
+  if (a >= 100) return fixed(value, 1);
+  if (a >= 1) return fixed(value, 2);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+std::string gpus_text(int n) { return std::to_string(n) + (n == 1 ? " GPU" : " GPUs"); }
+
+// "a", "a and b", "a, b and c".
+std::string join_words(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+std::string value_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>() ? "on" : "off";
+  return value.dump();
+}
+
+std::string name_text(std::string name) {
+  for (char& c : name) {
+    if (c == '_') c = ' ';
+  }
+  return name;
+}
+
+std::optional<double> metric(const PointResult* point, const char* name) {
+  if (point == nullptr || !point->metrics.is_object()) return std::nullopt;
+  const auto it = point->metrics.find(name);
+  if (it == point->metrics.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+// "Exposed communication is 9 % of the step; overlap hides 71 % of all-reduce time. Host-to-
+// device copies take 3 % and the optimizer 2 % of the step."
+std::string breakdown_text(const PointResult* point, int gpus) {
+  std::string text;
+  const std::optional<double> step = metric(point, "step_time_s");
+  const bool have_step = step && *step > 0;
+  const std::optional<double> exposed = metric(point, "exposed_comm_s");
+  const std::optional<double> overlap = metric(point, "overlap_ratio");
+  if (gpus > 1) {
+    std::vector<std::string> parts;
+    if (exposed && have_step) {
+      parts.push_back("Exposed communication is " + percent(*exposed / *step) + " of the step");
+    }
+    if (overlap) {
+      parts.push_back(std::string(parts.empty() ? "Overlap" : "overlap") + " hides " +
+                      percent(*overlap) + " of all-reduce time");
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) text += (i > 0 ? "; " : " ") + parts[i];
+    if (!parts.empty()) text += ".";
+  }
+  if (have_step) {
+    const std::optional<double> h2d = metric(point, "h2d_s");
+    const std::optional<double> optimizer = metric(point, "optimizer_s");
+    if (h2d && optimizer) {
+      text += " Host-to-device copies take " + percent(*h2d / *step) + " and the optimizer " +
+              percent(*optimizer / *step) + " of the step.";
+    } else if (h2d) {
+      text += " Host-to-device copies take " + percent(*h2d / *step) + " of the step.";
+    } else if (optimizer) {
+      text += " The optimizer takes " + percent(*optimizer / *step) + " of the step.";
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string verdict_label(const ScalingSeries& series, const std::vector<ScalingSeries>& all) {
+  std::set<std::string> varying;
+  for (const ScalingSeries& other : all) {
+    if (other.workload != series.workload || !other.params.is_object()) continue;
+    for (const auto& [key, value] : series.params.items()) {
+      const auto it = other.params.find(key);
+      if (it == other.params.end() || *it != value) varying.insert(key);
+    }
+    for (const auto& item : other.params.items()) {
+      if (!series.params.contains(item.key())) varying.insert(item.key());
+    }
+  }
+  std::vector<std::string> words, named;
+  for (const auto& [key, value] : series.params.items()) {
+    if (varying.count(key) == 0) continue;
+    if (value.is_string()) {
+      words.push_back(value.get<std::string>());
+    } else {
+      named.push_back(name_text(key) + " " + value_text(value));
+    }
+  }
+  words.insert(words.end(), named.begin(), named.end());
+  std::string label;
+  for (const std::string& w : words) label += (label.empty() ? "" : " ") + w;
+  return label;
+}
+
+Json compute_verdicts(const std::vector<ScalingSeries>& series,
+                      const std::vector<PointResult>& points, const std::vector<Json>& outliers) {
+  std::map<std::size_t, const PointResult*> by_index;
+  for (const PointResult& p : points) by_index.emplace(p.index, &p);
+  const auto find_point = [&](std::size_t index) -> const PointResult* {
+    const auto it = by_index.find(index);
+    return it == by_index.end() ? nullptr : it->second;
+  };
+
+  Json verdicts = Json::array();
+  for (const ScalingSeries& s : series) {
+    if (s.rows.empty()) continue;
+    const ScalingRow& last = s.rows.back();
+    const std::string label = verdict_label(s, series);
+    std::string text = s.workload + (label.empty() ? "" : " " + label) + ": ";
+    Json anomalies = Json::array();
+
+    if (last.gpus <= 1) {
+      text += "measured on 1 GPU only (" + number(last.throughput) + " " + s.unit +
+              "); no scaling figure.";
+    } else {
+      text += gpus_text(last.gpus) + " give " + fixed(last.speedup, 1) + "x (" +
+              percent(last.efficiency) + ")" +
+              (s.mode == "strong" ? " at a fixed global batch" : "") + ".";
+    }
+    text += breakdown_text(find_point(last.point_index), last.gpus);
+
+    // Outliers of the baseline-each rule for this series' 1-GPU parameters.
+    const PointResult* base = find_point(s.rows.front().point_index);
+    const Params& base_params = base != nullptr ? base->params : s.params;
+    bool slow = false;
+    for (const Json& o : outliers) {
+      if (!o.is_object() || o.value("workload", std::string()) != s.workload) continue;
+      if (!o.contains("params") || o.at("params") != base_params) continue;
+      const Json device = o.value("device", Json()), best = o.value("best_device", Json());
+      const Json deficit = o.value("deficit", Json());
+      if (!device.is_number_integer() || !best.is_number_integer() || !deficit.is_number()) {
+        continue;
+      }
+      text += " GPU " + device.dump() + " is " + percent(deficit.get<double>()) +
+              " slower than the best GPU (GPU " + best.dump() + ").";
+      slow = true;
+    }
+
+    std::vector<std::string> super_linear, collapse, drops;
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      const ScalingRow& row = s.rows[i];
+      if (row.gpus <= 1) continue;
+      const std::string at = gpus_text(row.gpus) + " (" + percent(row.efficiency) + ")";
+      if (row.efficiency > kSuperLinearEfficiency) super_linear.push_back(at);
+      if (row.efficiency < kCollapseEfficiency) collapse.push_back(at);
+      if (i > 0 && row.throughput < s.rows[i - 1].throughput) {
+        drops.push_back("from " + std::to_string(s.rows[i - 1].gpus) + " to " +
+                        gpus_text(row.gpus) + " (" + number(s.rows[i - 1].throughput) +
+                        " -> " + number(row.throughput) + " " + s.unit + ")");
+      }
+    }
+    if (!super_linear.empty()) {
+      text += " Anomaly: super-linear efficiency at " + join_words(super_linear) +
+              "; check whether the 1-GPU baseline was slowed (throttling, noise).";
+      anomalies.push_back(kAnomalySuperLinear);
+    }
+    if (!collapse.empty()) {
+      text += " Anomaly: scaling collapses at " + join_words(collapse) +
+              ": less than half of the GPUs' combined capacity is used.";
+      anomalies.push_back(kAnomalyCollapse);
+    }
+    if (!drops.empty()) {
+      text += " Anomaly: throughput falls " + join_words(drops) + ".";
+      anomalies.push_back(kAnomalyNonMonotonic);
+    }
+    if (slow) anomalies.push_back(kAnomalySlowGpu);
+
+    verdicts.push_back(Json{{"workload", s.workload},
+                            {"params", s.params},
+                            {"mode", s.mode},
+                            {"metric", s.metric},
+                            {"unit", s.unit},
+                            {"text", text},
+                            {"anomalies", anomalies},
+                            {"gpus_max", last.gpus},
+                            {"speedup", last.speedup},
+                            {"efficiency", last.efficiency}});
+  }
+  return verdicts;
+}
+
+}  // namespace mgbench

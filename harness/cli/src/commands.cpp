@@ -1,0 +1,61 @@
+#include "mgbench/cli/commands.hpp"
+
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "mgbench/reports/console.hpp"
+#include "mgbench/reports/csv.hpp"
+#include "mgbench/reports/html.hpp"
+#include "mgbench/reports/markdown.hpp"
+
+namespace mgbench {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> all = {
+      {"compare", "compare runs: regression verdicts, or offers side by side", cmd_compare},
+      {"doctor", "pre-flight checks of GPUs, links, power, ECC (exit 4 on fail)", cmd_doctor},
+      {"history", "runs recorded in the history database: list, show, trend, export",
+       cmd_history},
+      {"info", "devices, topology, versions and the environment fingerprint", cmd_info},
+      {"list", "list workloads, parameters, defaults and requirements", cmd_list},
+      {"report", "Render a results file as HTML, Markdown, CSV or text", cmd_report},
+      {"sweep", "run the benchmark sweep (see `mgbench sweep --help`)", cmd_sweep},
+      {"worker", "internal: run one group for the orchestrator", cmd_worker, true},
+  };
+  return all;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& command : commands()) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+RunSinks sweep_sinks(const SweepOptions& options) {
+  RunSinks sinks;
+  if (options.verbosity >= 0) {
+    sinks.push_back({"console tables", [](const RunResult& run, const std::string&) {
+                       std::cout << '\n';
+                       reports::render_console(run, std::cout);
+                       std::cout.flush();
+                     }});
+  }
+  if (!options.csv_path.empty()) {
+    sinks.push_back({"csv", [path = options.csv_path](const RunResult& run, const std::string&) {
+                       reports::write_csv_file(run, path);
+                       spdlog::info("csv: {}", path);
+                     }});
+  }
+  if (!options.no_report) {
+    sinks.push_back({"report", [](const RunResult& run, const std::string& out_dir) {
+                       reports::write_html(run, out_dir + "/report.html");
+                       reports::write_markdown(run, out_dir + "/report.md");
+                       spdlog::info("report: {}/report.html ({}/report.md)", out_dir, out_dir);
+                     }});
+  }
+  return sinks;
+}
+
+}  // namespace mgbench

@@ -1,0 +1,85 @@
+#pragma once
+// The results model: one point (workload x parameters x device set) and one run.
+// Serialised as the versioned JSON document described by harness/schema/results.schema.json.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/stats.hpp"
+
+namespace mgbench {
+
+inline constexpr int kSchemaVersion = 1;
+
+enum class Status { ok, skipped, waived, oom, wrong, failed, timeout };
+const char* to_string(Status status);
+Status status_from_string(const std::string& text);  // throws UsageError
+
+struct RankTiming {
+  int rank = 0;
+  int device = 0;
+  double median_s = 0;  // median of this rank's own sample times
+  double mean_s = 0;
+};
+
+struct PointResult {
+  std::size_t index = 0;  // position in the plan
+  std::string workload;
+  Params params = Json::object();
+  int gpus = 1;
+  std::vector<int> devices;  // physical CUDA ordinals as seen by the orchestrator
+  Status status = Status::ok;
+  std::string message;
+  bool noisy = false;          // stopped at max time without reaching max_noise
+  std::size_t ops_per_sample = 1;
+  std::vector<double> samples;  // seconds per op, headline (slowest rank) per sample
+  Statistics stats;
+  std::vector<RankTiming> ranks;
+  Json metrics = Json::object();    // derived metrics, name -> number (tflops_per_gpu, busbw_GBps...)
+  Json memory = Json::object();     // e.g. {"peak_bytes": [..per rank..]}
+  Json verification = Json::object();  // {"ok":..., "max_rel_error":..., "wrong": ...}
+  Json telemetry;                   // null when telemetry is off or NVML is missing
+  Json extra = Json::object();      // workload-specific details
+  double wall_s = 0;                // wall time the point took (setup + samples + verify)
+  std::string started_at;           // UTC ISO-8601
+};
+
+// workload + canonical params + gpus (+ devices when `with_devices`): how points are matched.
+std::string point_key(const PointResult& point, bool with_devices = false);
+
+void to_json(Json& j, const PointResult& p);
+void from_json(const Json& j, PointResult& p);  // throws UsageError on malformed input
+void to_json(Json& j, const Statistics& s);
+void from_json(const Json& j, Statistics& s);
+
+// A whole run. Fields that later modules fill stay JSON so the model does not depend on them.
+struct RunResult {
+  int schema_version = kSchemaVersion;
+  Json tool = Json::object();         // {"name","version","git_revision","build":{...}}
+  std::vector<std::string> argv;
+  std::string started_at, finished_at;  // UTC ISO-8601
+  std::string host;
+  Json environment = Json::object();  // versions, devices, fingerprint (telemetry issue)
+  Json settings = Json::object();     // profile, stopping criteria, isolation...
+  Json plan = Json::object();         // groups and points as planned
+  std::vector<PointResult> points;
+  Json scaling = Json::array();       // scaling tables
+  Json verdicts = Json::array();      // plain-words verdicts
+  Json summaries = Json::object();    // workload -> run-level summary (Workload::summarize)
+  Json doctor;                        // doctor checks, null when skipped
+  Json telemetry_series;              // down-sampled time series, null when off
+  bool interrupted = false;
+};
+
+void to_json(Json& j, const RunResult& r);
+void from_json(const Json& j, RunResult& r);  // throws UsageError (bad schema version too)
+
+// Reads and validates the shape of a results file; one-line UsageError on any problem.
+RunResult load_results(const std::string& path);
+// Written with write_file_atomic (core/file_io.hpp).
+void save_results(const RunResult& run, const std::string& path);
+
+std::string utc_now_iso8601();
+
+}  // namespace mgbench

@@ -1,0 +1,110 @@
+#pragma once
+// Workload declarations and the registry the benchmarks register with at link time.
+//
+//   MGBENCH_REGISTER_WORKLOAD(
+//       mgbench::Workload("gemm")
+//           .summary("Dense matrix multiply per GPU")
+//           .axis(mgbench::Axis::text("dtype", {"fp32", "bf16"}).allowed({...}))
+//           .throughput("tflops_aggregate", "TFLOP/s")
+//           .runner(...));
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mgbench/model/group.hpp"
+#include "mgbench/core/macros.hpp"
+#include "mgbench/core/params.hpp"
+
+namespace mgbench {
+
+enum class Profile { quick, standard, full };
+const char* to_string(Profile profile);
+Profile profile_from_string(const std::string& text);  // throws UsageError
+
+enum class AxisKind { integer, size, text, boolean };
+
+struct Axis {
+  std::string name;
+  AxisKind kind = AxisKind::text;
+  std::string help;
+  std::vector<std::string> standard_values;  // default values (strings as on the command line)
+  std::vector<std::string> quick_values;     // empty: same as standard
+  std::vector<std::string> full_values;      // empty: same as standard
+  std::vector<std::string> allowed_values;   // empty: any value of the kind
+
+  static Axis integer(std::string name, std::vector<std::string> values);
+  static Axis size(std::string name, std::vector<std::string> values);
+  static Axis text(std::string name, std::vector<std::string> values);
+  static Axis boolean(std::string name, std::vector<std::string> values);
+  Axis& describe(std::string text);
+  Axis& quick(std::vector<std::string> values);
+  Axis& full(std::vector<std::string> values);
+  Axis& allowed(std::vector<std::string> values);
+
+  const std::vector<std::string>& values_for(Profile profile) const;
+  // Converts one command-line string into the typed JSON value; UsageError when invalid.
+  Json parse_value(const std::string& text) const;
+};
+
+// The value lists chosen for each axis (after profile and command-line overrides).
+using AxisValues = std::map<std::string, std::vector<Json>>;
+// Turns axis values into point parameter sets. Default: the cartesian product.
+using ExpandFn = std::function<std::vector<Params>(const AxisValues&)>;
+// Run-level summary of one workload's finished points (e.g. the all-reduce busbw plateau
+// per GPU count), stored in RunResult::summaries[workload].
+using SummarizeFn = std::function<Json(const std::vector<PointResult>& points)>;
+std::vector<Params> cartesian_product(const AxisValues& values);
+
+class Workload {
+ public:
+  explicit Workload(std::string name);
+
+  Workload& summary(std::string text);
+  Workload& formulas(std::string text);      // what is measured, as in the file's header
+  Workload& requirements(std::string text);  // e.g. "peer access between GPUs for impl=mgbench"
+  Workload& axis(Axis axis);
+  Workload& min_gpus(int n);
+  // The metric (in PointResult::metrics) whose growth with GPU count is the scaling figure.
+  Workload& throughput(std::string metric, std::string unit);
+  Workload& expand(ExpandFn fn);
+  Workload& summarize(SummarizeFn fn);
+  Workload& runner(GroupRunner fn);
+  // Rough seconds one point takes at a profile (for --dry-run estimates).
+  Workload& estimate_seconds_per_point(double seconds);
+
+  const std::string& name() const { return name_; }
+  const std::string& summary() const { return summary_; }
+  const std::string& formulas() const { return formulas_; }
+  const std::string& requirements() const { return requirements_; }
+  const std::vector<Axis>& axes() const { return axes_; }
+  const Axis* find_axis(const std::string& name) const;
+  int min_gpus() const { return min_gpus_; }
+  const std::string& throughput_metric() const { return throughput_metric_; }
+  const std::string& throughput_unit() const { return throughput_unit_; }
+  std::vector<Params> expand_points(const AxisValues& values) const;
+  const GroupRunner& run() const { return runner_; }
+  const SummarizeFn& summarizer() const { return summarize_; }
+  double estimate_seconds_per_point() const { return estimate_s_; }
+
+ private:
+  std::string name_, summary_, formulas_, requirements_;
+  std::vector<Axis> axes_;
+  int min_gpus_ = 1;
+  std::string throughput_metric_, throughput_unit_;
+  ExpandFn expand_;
+  SummarizeFn summarize_;
+  GroupRunner runner_;
+  double estimate_s_ = 2.0;
+};
+
+// All registered workloads, sorted by name.
+const std::vector<Workload>& workloads();
+const Workload* find_workload(const std::string& name);
+bool register_workload(Workload workload);
+
+}  // namespace mgbench
+
+#define MGBENCH_REGISTER_WORKLOAD(decl) \
+  static const bool MGBENCH_CONCAT(mgbench_workload_registered_, __LINE__) = \
+      ::mgbench::register_workload(decl)

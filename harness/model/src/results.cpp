@@ -1,0 +1,280 @@
+#include "mgbench/model/results.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
+#include "mgbench/model/group.hpp"
+
+namespace mgbench {
+
+const char* to_string(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::skipped: return "skipped";
+    case Status::waived: return "waived";
+    case Status::oom: return "oom";
+    case Status::wrong: return "wrong";
+    case Status::failed: return "failed";
+    case Status::timeout: return "timeout";
+  }
+  return "failed";
+}
+
+Status status_from_string(const std::string& text) {
+  for (Status s : {Status::ok, Status::skipped, Status::waived, Status::oom, Status::wrong,
+                   Status::failed, Status::timeout}) {
+    if (text == to_string(s)) return s;
+  }
+  throw UsageError(fmt::format("unknown point status '{}'", text));
+}
+
+std::string point_key(const PointResult& point, bool with_devices) {
+  std::string key = point.workload + '|' + point.params.dump() + "|gpus=" +
+                    std::to_string(point.gpus);
+  if (with_devices) {
+    key += "|devices=";
+    for (int d : point.devices) key += std::to_string(d) + ',';
+  }
+  return key;
+}
+
+void to_json(Json& j, const Statistics& s) {
+  j = Json{{"n", s.n},           {"median", s.median}, {"mean", s.mean},
+           {"min", s.min},       {"max", s.max},       {"stdev", s.stdev},
+           {"rel_stdev", s.rel_stdev}, {"p05", s.p05}, {"p95", s.p95},
+           {"ci_low", s.ci_low}, {"ci_high", s.ci_high}};
+}
+
+void from_json(const Json& j, Statistics& s) {
+  s.n = j.at("n").get<std::size_t>();
+  s.median = j.at("median").get<double>();
+  s.mean = j.at("mean").get<double>();
+  s.min = j.at("min").get<double>();
+  s.max = j.at("max").get<double>();
+  s.stdev = j.at("stdev").get<double>();
+  s.rel_stdev = j.at("rel_stdev").get<double>();
+  s.p05 = j.at("p05").get<double>();
+  s.p95 = j.at("p95").get<double>();
+  s.ci_low = j.at("ci_low").get<double>();
+  s.ci_high = j.at("ci_high").get<double>();
+}
+
+void to_json(Json& j, const PointResult& p) {
+  Json ranks = Json::array();
+  for (const auto& r : p.ranks) {
+    ranks.push_back({{"rank", r.rank}, {"device", r.device}, {"median_s", r.median_s},
+                     {"mean_s", r.mean_s}});
+  }
+  j = Json{{"index", p.index},
+           {"workload", p.workload},
+           {"params", p.params},
+           {"gpus", p.gpus},
+           {"devices", p.devices},
+           {"status", to_string(p.status)},
+           {"message", p.message},
+           {"noisy", p.noisy},
+           {"ops_per_sample", p.ops_per_sample},
+           {"samples", p.samples},
+           {"stats", p.stats},
+           {"ranks", ranks},
+           {"metrics", p.metrics},
+           {"memory", p.memory},
+           {"verification", p.verification},
+           {"telemetry", p.telemetry},
+           {"extra", p.extra},
+           {"wall_s", p.wall_s},
+           {"started_at", p.started_at}};
+}
+
+void from_json(const Json& j, PointResult& p) {
+  try {
+    p.index = j.at("index").get<std::size_t>();
+    p.workload = j.at("workload").get<std::string>();
+    p.params = j.at("params");
+    if (!p.params.is_object()) throw UsageError("point params is not an object");
+    p.gpus = j.at("gpus").get<int>();
+    p.devices = j.at("devices").get<std::vector<int>>();
+    p.status = status_from_string(j.at("status").get<std::string>());
+    p.message = j.value("message", "");
+    p.noisy = j.value("noisy", false);
+    p.ops_per_sample = j.value("ops_per_sample", std::size_t{1});
+    p.samples = j.at("samples").get<std::vector<double>>();
+    p.stats = j.at("stats").get<Statistics>();
+    p.ranks.clear();
+    for (const auto& r : j.value("ranks", Json::array())) {
+      RankTiming t;
+      t.rank = r.at("rank").get<int>();
+      t.device = r.at("device").get<int>();
+      t.median_s = r.at("median_s").get<double>();
+      t.mean_s = r.at("mean_s").get<double>();
+      p.ranks.push_back(t);
+    }
+    p.metrics = j.value("metrics", Json::object());
+    p.memory = j.value("memory", Json::object());
+    p.verification = j.value("verification", Json::object());
+    p.telemetry = j.contains("telemetry") ? j.at("telemetry") : Json();
+    p.extra = j.value("extra", Json::object());
+    p.wall_s = j.value("wall_s", 0.0);
+    p.started_at = j.value("started_at", "");
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("malformed point: {}", e.what()));
+  }
+}
+
+void to_json(Json& j, const RunResult& r) {
+  j = Json{{"schema_version", r.schema_version},
+           {"tool", r.tool},
+           {"argv", r.argv},
+           {"started_at", r.started_at},
+           {"finished_at", r.finished_at},
+           {"host", r.host},
+           {"interrupted", r.interrupted},
+           {"environment", r.environment},
+           {"settings", r.settings},
+           {"plan", r.plan},
+           {"points", r.points},
+           {"scaling", r.scaling},
+           {"verdicts", r.verdicts},
+           {"summaries", r.summaries},
+           {"doctor", r.doctor},
+           {"telemetry_series", r.telemetry_series}};
+}
+
+void from_json(const Json& j, RunResult& r) {
+  if (!j.is_object()) throw UsageError("results document is not a JSON object");
+  if (!j.contains("schema_version") || !j.at("schema_version").is_number_integer()) {
+    throw UsageError("results document has no integer schema_version");
+  }
+  r.schema_version = j.at("schema_version").get<int>();
+  if (r.schema_version != kSchemaVersion) {
+    throw UsageError(fmt::format("unsupported results schema_version {} (this mgbench reads {})",
+                                 r.schema_version, kSchemaVersion));
+  }
+  try {
+    r.tool = j.value("tool", Json::object());
+    r.argv = j.value("argv", std::vector<std::string>{});
+    r.started_at = j.value("started_at", "");
+    r.finished_at = j.value("finished_at", "");
+    r.host = j.value("host", "");
+    r.interrupted = j.value("interrupted", false);
+    r.environment = j.value("environment", Json::object());
+    r.settings = j.value("settings", Json::object());
+    r.plan = j.value("plan", Json::object());
+    r.points = j.at("points").get<std::vector<PointResult>>();
+    r.scaling = j.value("scaling", Json::array());
+    r.verdicts = j.value("verdicts", Json::array());
+    r.summaries = j.value("summaries", Json::object());
+    r.doctor = j.contains("doctor") ? j.at("doctor") : Json();
+    r.telemetry_series = j.contains("telemetry_series") ? j.at("telemetry_series") : Json();
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("malformed results document: {}", e.what()));
+  }
+}
+
+RunResult load_results(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("cannot read results file '{}'", path));
+  Json j;
+  try {
+    j = Json::parse(in);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("results file '{}' is not valid JSON ({})", path,
+                                 std::string(e.what()).substr(0, 120)));
+  }
+  try {
+    return j.get<RunResult>();
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("results file '{}': {}", path, e.what()));
+  }
+}
+
+void save_results(const RunResult& run, const std::string& path) {
+  write_file_atomic(path, Json(run).dump(1) + "\n");
+}
+
+std::string utc_now_iso8601() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+  return fmt::format("{}.{:03d}Z", buf, static_cast<int>(ms));
+}
+
+// --- group.hpp serialisation ---
+
+void to_json(Json& j, const RunSettings& s) {
+  j = Json{{"min_samples", s.stopping.min_samples},
+           {"min_time_s", s.stopping.min_time_s},
+           {"max_time_s", s.stopping.max_time_s},
+           {"max_noise", s.stopping.max_noise},
+           {"max_samples", s.stopping.max_samples},
+           {"warmup_s", s.warmup_s},
+           {"target_sample_s", s.target_sample_s},
+           {"gate_timeout_s", s.gate_timeout_s},
+           {"group_timeout_s", s.group_timeout_s},
+           {"telemetry", s.telemetry},
+           {"telemetry_interval_s", s.telemetry_interval_s},
+           {"profile", s.profile},
+           {"extra", Json::object()}};
+  // The file keeps these under "extra", as schema version 1 has them.
+  if (s.batch_auto) j["extra"]["batch_auto"] = true;
+  if (s.test_slowdown != 0) j["extra"]["test_slowdown"] = s.test_slowdown;
+}
+
+void from_json(const Json& j, RunSettings& s) {
+  s.stopping.min_samples = j.at("min_samples").get<std::size_t>();
+  s.stopping.min_time_s = j.at("min_time_s").get<double>();
+  s.stopping.max_time_s = j.at("max_time_s").get<double>();
+  s.stopping.max_noise = j.at("max_noise").get<double>();
+  s.stopping.max_samples = j.value("max_samples", s.stopping.max_samples);
+  s.warmup_s = j.value("warmup_s", s.warmup_s);
+  s.target_sample_s = j.value("target_sample_s", s.target_sample_s);
+  s.gate_timeout_s = j.value("gate_timeout_s", s.gate_timeout_s);
+  s.group_timeout_s = j.value("group_timeout_s", s.group_timeout_s);
+  s.telemetry = j.value("telemetry", s.telemetry);
+  s.telemetry_interval_s = j.value("telemetry_interval_s", s.telemetry_interval_s);
+  s.profile = j.value("profile", s.profile);
+  const Json extra = j.value("extra", Json::object());
+  s.batch_auto = extra.value("batch_auto", false);
+  s.test_slowdown = extra.value("test_slowdown", 0.0);
+}
+
+void to_json(Json& j, const GroupSpec& g) {
+  Json points = Json::array();
+  for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
+  j = Json{{"group_index", g.group_index}, {"workload", g.workload}, {"devices", g.devices},
+           {"points", points},             {"settings", g.settings}};
+}
+
+void from_json(const Json& j, GroupSpec& g) {
+  g.group_index = j.at("group_index").get<std::size_t>();
+  g.workload = j.at("workload").get<std::string>();
+  g.devices = j.at("devices").get<std::vector<int>>();
+  g.points.clear();
+  for (const auto& p : j.at("points")) {
+    g.points.push_back({p.at("index").get<std::size_t>(), p.at("params")});
+  }
+  g.settings = j.at("settings").get<RunSettings>();
+}
+
+}  // namespace mgbench

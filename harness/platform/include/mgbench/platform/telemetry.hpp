@@ -1,0 +1,114 @@
+#pragma once
+// NVML telemetry around each point (DESIGN.md "Telemetry"): a sampler thread records gauges of
+// every GPU of the point every `telemetry_interval_s`; counters (energy, throttle time, PCIe and
+// NVLink bytes, ECC) are read at begin_point and end_point. end_point returns the point's
+// summary:
+//   {"interval_s", "duration_s", "t0_unix_s",
+//    "gpus": [{"device", "pci_bus_id", "samples", "power_w", "temp_c", "mem_temp_c",
+//              "sm_clock_mhz", "mem_clock_mhz", "util_pct", "mem_used_bytes"  (each
+//              {"min","mean","max","median"}), "energy_j", "avg_power_w", "throttle_fraction",
+//              "throttle_reasons", "throttle_time_s", "pcie_tx_bytes", "pcie_rx_bytes",
+//              "nvlink_tx_bytes", "nvlink_rx_bytes", "ecc_uncorrected_delta"}],
+//    "series": {"t_s": [...], "per_gpu": [{"device", "power_w", "temp_c", "sm_clock_mhz",
+//               "throttled"}]}}
+// Anything NVML cannot give is omitted (series entries are null).
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/model/group.hpp"
+#include "mgbench/platform/nvml.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench {
+
+// The telemetry observer the executor calls around each point. nullptr when settings.telemetry
+// is false or NVML is unavailable (then one warning per process).
+std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
+                                                   const std::vector<int>& cuda_devices);
+// CUDA ordinal -> PCI bus id (default: cudaDeviceGetPCIBusId); "" when unknown.
+using BusIdResolver = std::function<std::string(int cuda_device)>;
+// Same, with an explicit NVML (nullptr: unavailable, no warning) and bus id resolver. For tests.
+std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
+                                                   const std::vector<int>& cuda_devices,
+                                                   std::shared_ptr<Nvml> nvml,
+                                                   BusIdResolver resolver = {});
+
+// The run-level down-sampled time series for plots (RunResult::telemetry_series): every point's
+// series placed on one time axis (seconds since the first point began), at most `max_points`
+// samples; {"t_s", "per_gpu": [{"device", "power_w", "temp_c", "sm_clock_mhz", "throttled"}],
+// "points": [{"index", "workload", "gpus", "t_start_s", "t_end_s"}]}. Null when no point has
+// telemetry.
+Json build_run_series(const std::vector<PointResult>& points, std::size_t max_points = 1000);
+
+// Adds "<throughput_metric>_per_watt" (throughput / total average power of the point's GPUs)
+// and "energy_j" (sum over the GPUs) to point.metrics when the point has telemetry.
+void add_energy_metrics(PointResult& point, const std::string& throughput_metric);
+
+// ---- the summary math, exposed for tests ----------------------------------------------------
+
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
+
+// Gauges of one GPU at one sampler tick (NaN: not available).
+struct GpuSample {
+  double power_w = kNoValue;
+  double temp_c = kNoValue;
+  double mem_temp_c = kNoValue;
+  double sm_clock_mhz = kNoValue;
+  double mem_clock_mhz = kNoValue;
+  double util_pct = kNoValue;
+  double mem_used_bytes = kNoValue;
+  std::optional<std::uint64_t> reasons;  // clock-event reason bits
+};
+
+// Counters of one GPU at begin or end of a point.
+struct CounterSnapshot {
+  std::optional<double> energy_j;
+  std::optional<double> power_violation_s, thermal_violation_s;
+  std::optional<std::uint64_t> pcie_tx_bytes, pcie_rx_bytes;
+  std::optional<std::uint64_t> nvlink_tx_bytes, nvlink_rx_bytes;
+  std::optional<std::uint64_t> ecc_uncorrected;
+};
+
+// One GPU over one point; samples[i] was taken at tick i.
+struct GpuTrace {
+  int device = 0;
+  std::string pci_bus_id;
+  std::vector<GpuSample> samples;
+  CounterSnapshot begin, end;
+};
+
+struct GaugeSummary {
+  std::size_t n = 0;
+  double min = 0, mean = 0, max = 0, median = 0;
+};
+// NaN values are ignored; nullopt when none is left.
+std::optional<GaugeSummary> summarize_gauge(const std::vector<double>& values);
+
+// Fraction of the point spent throttled (reasons in clock_event::kThrottleMask): from the
+// samples when at least `min_samples` have reason bits, else from the NVML violation counters
+// (power + thermal time / duration, clamped to 1), else from whatever samples there are;
+// nullopt when nothing is known.
+std::optional<double> throttle_fraction(const GpuTrace& trace, double duration_s,
+                                        std::size_t min_samples = 5);
+
+// Contiguous [begin, end) index ranges that split n items into at most max_points buckets of
+// near-equal size (n <= max_points: one bucket per item).
+std::vector<std::pair<std::size_t, std::size_t>> bucket_ranges(std::size_t n,
+                                                               std::size_t max_points);
+
+// One "gpus" entry of the summary.
+Json summarize_gpu(const GpuTrace& trace, double duration_s);
+// The whole point summary (see top of file); `ticks_s` are the tick times (seconds since the
+// point began), one per sample of every trace.
+Json summarize_point(double interval_s, double duration_s, double t0_unix_s,
+                     const std::vector<double>& ticks_s, const std::vector<GpuTrace>& traces,
+                     std::size_t max_series_points = 200);
+
+}  // namespace mgbench

@@ -1,0 +1,70 @@
+#pragma once
+// Sweep options (what the user asked for) and the plan (groups and points to run).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/analysis/scaling.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/model/workload.hpp"
+
+namespace mgbench {
+
+enum class Isolation { process, none };
+
+struct SweepOptions {
+  std::vector<int> gpu_counts;               // empty: powers of two up to the count, plus it
+  std::vector<int> devices;                  // empty: all visible
+  std::vector<std::string> workloads;        // empty: all registered
+  std::vector<std::string> batch_sizes;      // applies to axes named "batch"
+  bool batch_auto = false;                   // --batch-sizes auto
+  std::vector<std::string> dtypes;           // applies to axes named "dtype"
+  std::map<std::string, std::vector<std::string>> param_overrides;  // --param axis=v1,v2
+  Profile profile = Profile::standard;
+  RunSettings settings;
+  std::string out_dir;                       // empty: results/<UTC>-<host>/
+  std::string json_path, csv_path;
+  std::string resume_dir;
+  bool dry_run = false;
+  Isolation isolation = Isolation::process;
+  ScalingMode scaling = ScalingMode::weak;
+  bool baseline_each = false;
+  bool skip_doctor = false;
+  bool no_report = false;
+  bool no_history = false;
+  std::string db_path;
+  double price_per_gpu_hour = 0;
+  int verbosity = 0;                         // -1 quiet, 0 normal, 1 verbose
+};
+
+struct PlannedGroup {
+  std::size_t index = 0;
+  std::string workload;
+  std::vector<int> devices;
+  std::vector<PlannedPoint> points;
+  std::string purpose = "scaling";  // or "baseline" (--baseline each)
+};
+
+struct Plan {
+  std::vector<PlannedGroup> groups;
+  std::size_t total_points = 0;
+  double estimated_s = 0;
+  std::vector<int> devices;     // the selected physical devices
+  std::vector<int> gpu_counts;  // the GPU counts planned
+};
+
+// Parses and validates `--gpus`; `available` is the number of selectable devices
+// (-1 when unknown: dry run without a GPU). Throws UsageError.
+std::vector<int> parse_gpu_counts(const std::string& text, int available);
+std::vector<int> default_gpu_counts(int available);
+// Parses `--devices` against `visible` devices (-1 when unknown). Throws UsageError.
+std::vector<int> parse_device_list(const std::string& text, int visible);
+
+// Expands the options into groups and points; `visible` is the number of CUDA devices
+// (-1 when unknown). Throws UsageError for anything invalid; nothing is run.
+Plan make_plan(const SweepOptions& options, int visible);
+Json plan_to_json(const Plan& plan);
+std::string default_out_dir();
+
+}  // namespace mgbench

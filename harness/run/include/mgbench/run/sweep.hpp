@@ -1,0 +1,34 @@
+#pragma once
+// A sweep once its options are parsed: probe, plan, run every group, finish.
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mgbench/model/results.hpp"
+#include "mgbench/run/plan.hpp"
+
+namespace mgbench {
+
+// What happens to a finished run besides results.json (console tables, CSV, reports). The
+// caller builds the list and hands it in; the run layer never knows what a sink renders.
+struct RunSink {
+  std::string name;
+  std::function<void(const RunResult& run, const std::string& out_dir)> write;
+};
+using RunSinks = std::vector<RunSink>;
+
+// Parses `mgbench sweep` arguments (argv[0] is the command name). Throws UsageError.
+SweepOptions parse_sweep_options(int argc, char** argv);
+// Probes, plans, runs and finishes; returns the exit code.
+int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
+              std::map<std::size_t, PointResult> finished, const RunSinks& sinks);
+// After the points: summaries, scaling, verdicts, telemetry series; writes results.json
+// (+ --json), then runs every sink and records the history entry. A failure after
+// results.json is written costs exit 4 (one line each), never the file.
+int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                 const RunSinks& sinks);
+// 0 ok, 3 any wrong point, 4 any failed/timeout point, 130 interrupted.
+int sweep_exit_code(const RunResult& run);
+
+}  // namespace mgbench

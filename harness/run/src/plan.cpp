@@ -1,0 +1,272 @@
+#include "mgbench/run/plan.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "mgbench/core/error.hpp"
+
+namespace mgbench {
+
+namespace {
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& what,
+                                bool allow_zero) {
+  std::vector<int> values;
+  for (const auto& item : split_list(text, what)) {
+    if (item.find_first_not_of("0123456789") != std::string::npos) {
+      throw UsageError(fmt::format("invalid {} '{}': expected {}", what, item,
+                                   allow_zero ? "a non-negative integer" : "a positive integer"));
+    }
+    long long v = 0;
+    try {
+      v = std::stoll(item);
+    } catch (const std::exception&) {
+      throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
+    }
+    if (v > 1 << 20) throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
+    if (!allow_zero && v == 0) {
+      throw UsageError(fmt::format("invalid {} '{}': expected a positive integer", what, item));
+    }
+    if (std::find(values.begin(), values.end(), static_cast<int>(v)) != values.end()) {
+      throw UsageError(fmt::format("duplicate {} '{}'", what, item));
+    }
+    values.push_back(static_cast<int>(v));
+  }
+  return values;
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_counts(const std::string& text, int available) {
+  std::vector<int> counts = parse_int_list(text, "--gpus value", false);
+  for (int n : counts) {
+    if (available >= 0 && n > available) {
+      throw UsageError(fmt::format("--gpus {} asks for more GPUs than the {} available", n,
+                                   available));
+    }
+  }
+  std::sort(counts.begin(), counts.end());
+  return counts;
+}
+
+std::vector<int> default_gpu_counts(int available) {
+  std::vector<int> counts;
+  for (int n = 1; n <= available; n *= 2) counts.push_back(n);
+  if (available > 0 && counts.back() != available) counts.push_back(available);
+  return counts;
+}
+
+std::vector<int> parse_device_list(const std::string& text, int visible) {
+  std::vector<int> devices = parse_int_list(text, "--devices value", true);
+  for (int d : devices) {
+    if (visible >= 0 && d >= visible) {
+      throw UsageError(fmt::format("--devices {} does not exist: {} CUDA device(s) visible", d,
+                                   visible));
+    }
+  }
+  return devices;
+}
+
+namespace {
+
+// Values for one axis after profile defaults and command-line overrides.
+std::vector<Json> axis_values(const Axis& axis, const SweepOptions& options) {
+  std::vector<std::string> raw = axis.values_for(options.profile);
+  if (auto it = options.param_overrides.find(axis.name); it != options.param_overrides.end()) {
+    raw = it->second;
+  } else if (axis.name == "batch" && !options.batch_sizes.empty()) {
+    raw = options.batch_sizes;
+  } else if (axis.name == "dtype" && !options.dtypes.empty()) {
+    raw.clear();
+    for (const auto& d : options.dtypes) {
+      // A dtype another workload knows but this one does not is left out for this one.
+      if (axis.allowed_values.empty() ||
+          std::find(axis.allowed_values.begin(), axis.allowed_values.end(), d) !=
+              axis.allowed_values.end()) {
+        raw.push_back(d);
+      }
+    }
+  }
+  std::vector<Json> values;
+  for (const auto& text : raw) values.push_back(axis.parse_value(text));
+  return values;
+}
+
+// Batch sizes for --batch-sizes auto: doubling from the first default value.
+std::vector<std::string> auto_batches(const Axis& axis, Profile profile) {
+  const auto& defaults = axis.values_for(profile);
+  std::int64_t start = defaults.empty() ? 8 : parse_positive_int(defaults.front(), "batch");
+  start = std::max<std::int64_t>(1, std::min<std::int64_t>(start, 8));
+  std::vector<std::string> values;
+  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) values.push_back(std::to_string(b));
+  return values;
+}
+
+}  // namespace
+
+Plan make_plan(const SweepOptions& options, int visible) {
+  Plan plan;
+  // Devices.
+  if (!options.devices.empty()) {
+    plan.devices = options.devices;
+    for (int d : plan.devices) {
+      if (visible >= 0 && d >= visible) {
+        throw UsageError(fmt::format("--devices {} does not exist: {} CUDA device(s) visible", d,
+                                     visible));
+      }
+    }
+  } else if (visible > 0) {
+    for (int i = 0; i < visible; ++i) plan.devices.push_back(i);
+  } else if (visible == 0) {
+    throw EnvironmentError("no CUDA device visible");
+  }
+  // GPU counts.
+  const int available = plan.devices.empty() ? -1 : static_cast<int>(plan.devices.size());
+  if (!options.gpu_counts.empty()) {
+    plan.gpu_counts = options.gpu_counts;
+    std::sort(plan.gpu_counts.begin(), plan.gpu_counts.end());
+    for (int n : plan.gpu_counts) {
+      if (n <= 0) throw UsageError(fmt::format("invalid --gpus value '{}'", n));
+      if (available >= 0 && n > available) {
+        throw UsageError(fmt::format("--gpus {} asks for more GPUs than the {} available", n,
+                                     available));
+      }
+    }
+  } else if (available > 0) {
+    plan.gpu_counts = default_gpu_counts(available);
+  } else {
+    throw UsageError("--dry-run without a visible GPU needs --gpus");
+  }
+  if (plan.devices.empty()) {
+    // Dry run without a GPU: assume devices 0..max-1.
+    for (int i = 0; i < plan.gpu_counts.back(); ++i) plan.devices.push_back(i);
+  }
+
+  // Workloads.
+  std::vector<const Workload*> selected;
+  if (options.workloads.empty()) {
+    for (const auto& w : workloads()) selected.push_back(&w);
+  } else {
+    for (const auto& name : options.workloads) {
+      const Workload* w = find_workload(name);
+      if (!w) {
+        std::vector<std::string> names;
+        for (const auto& k : workloads()) names.push_back(k.name());
+        throw UsageError(fmt::format("unknown workload '{}': expected one of {}", name,
+                                     fmt::join(names, ", ")));
+      }
+      selected.push_back(w);
+    }
+  }
+  if (selected.empty()) throw UsageError("no workloads selected");
+
+  // Validate --dtypes against the union of the selected workloads' dtype axes.
+  for (const auto& d : options.dtypes) {
+    bool known = false;
+    std::set<std::string> all;
+    for (const Workload* w : selected) {
+      const Axis* axis = w->find_axis("dtype");
+      if (!axis) continue;
+      all.insert(axis->allowed_values.begin(), axis->allowed_values.end());
+      if (axis->allowed_values.empty() ||
+          std::find(axis->allowed_values.begin(), axis->allowed_values.end(), d) !=
+              axis->allowed_values.end()) {
+        known = true;
+      }
+    }
+    if (!known) {
+      throw UsageError(fmt::format("unknown dtype '{}': expected one of {}", d,
+                                   fmt::join(all, ", ")));
+    }
+  }
+  // Validate --param names.
+  for (const auto& [name, values] : options.param_overrides) {
+    bool known = false;
+    for (const Workload* w : selected) known = known || w->find_axis(name) != nullptr;
+    if (!known) {
+      throw UsageError(fmt::format("unknown parameter '{}' for the selected workloads", name));
+    }
+    if (values.empty()) throw UsageError(fmt::format("empty value list for parameter '{}'", name));
+  }
+  // --batch-sizes: validate as positive integers.
+  for (const auto& b : options.batch_sizes) parse_positive_int(b, "--batch-sizes value");
+
+  std::size_t index = 0;
+  for (const Workload* w : selected) {
+    AxisValues values;
+    for (const auto& axis : w->axes()) {
+      if (axis.name == "batch" && options.batch_auto) {
+        for (const auto& text : auto_batches(axis, options.profile)) {
+          values[axis.name].push_back(axis.parse_value(text));
+        }
+        continue;
+      }
+      values[axis.name] = axis_values(axis, options);
+    }
+    if (const Axis* d = w->find_axis("dtype"); d && !options.dtypes.empty() &&
+                                                values["dtype"].empty()) {
+      continue;  // none of the requested dtypes applies to this workload
+    }
+    const std::vector<Params> points = w->expand_points(values);
+    if (points.empty()) continue;
+    auto add_group = [&](std::vector<int> devices, const std::string& purpose) {
+      PlannedGroup g;
+      g.index = plan.groups.size();
+      g.workload = w->name();
+      g.devices = std::move(devices);
+      g.purpose = purpose;
+      for (const auto& p : points) g.points.push_back({index++, p});
+      plan.total_points += g.points.size();
+      plan.estimated_s += 3.0 + static_cast<double>(g.points.size()) *
+                                    std::min(w->estimate_seconds_per_point(),
+                                             options.settings.stopping.max_time_s + 1.0);
+      plan.groups.push_back(std::move(g));
+    };
+    for (int n : plan.gpu_counts) {
+      if (n < w->min_gpus()) continue;
+      add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + n), "scaling");
+    }
+    if (options.baseline_each && w->min_gpus() <= 1) {
+      for (std::size_t i = 1; i < plan.devices.size(); ++i) {
+        add_group({plan.devices[i]}, "baseline");
+      }
+    }
+  }
+  if (plan.groups.empty()) {
+    throw UsageError("the options select no points (check --gpus, --workloads and --dtypes)");
+  }
+  return plan;
+}
+
+Json plan_to_json(const Plan& plan) {
+  Json groups = Json::array();
+  for (const auto& g : plan.groups) {
+    Json points = Json::array();
+    for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
+    groups.push_back({{"index", g.index},
+                      {"workload", g.workload},
+                      {"devices", g.devices},
+                      {"purpose", g.purpose},
+                      {"points", points}});
+  }
+  return Json{{"devices", plan.devices},
+              {"gpu_counts", plan.gpu_counts},
+              {"total_points", plan.total_points},
+              {"estimated_s", plan.estimated_s},
+              {"groups", groups}};
+}
+
+std::string default_out_dir() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
+  return fmt::format("results/{}-{}", buf, host_name());
+}
+
+}  // namespace mgbench

@@ -1,0 +1,170 @@
+// `mgbench sweep` once its options are parsed: probe, plan, run every group through the
+// orchestrator, then the end of the sweep: derived tables, files, sinks, exit code.
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <functional>
+#include <iostream>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "mgbench/core/error.hpp"
+#include "mgbench/store/history.hpp"
+#include "mgbench/analysis/scaling.hpp"
+#include "mgbench/platform/telemetry.hpp"
+#include "mgbench/analysis/verdict.hpp"
+#include "mgbench/run/sweep.hpp"
+#include "mgbench/model/workload.hpp"
+#include "mgbench/run/orchestrator.hpp"
+#include "mgbench/version.hpp"
+
+namespace mgbench {
+
+int sweep_exit_code(const RunResult& run) {
+  if (run.interrupted) return static_cast<int>(ExitCode::interrupted);
+  bool wrong = false, failed = false;
+  for (const auto& p : run.points) {
+    wrong = wrong || p.status == Status::wrong;
+    failed = failed || p.status == Status::failed || p.status == Status::timeout;
+  }
+  if (wrong) return static_cast<int>(ExitCode::wrong);
+  if (failed) return static_cast<int>(ExitCode::environment);
+  return 0;
+}
+
+namespace {
+
+// One step after the points ran. Its failure is logged in one line and makes the sweep exit 4;
+// the steps after it still run, and results.json is written regardless.
+bool guarded(const std::string& what, const std::function<void()>& step) {
+  try {
+    step();
+    return true;
+  } catch (const std::exception& e) {
+    spdlog::error("{}: {}", what, e.what());
+    return false;
+  }
+}
+
+bool add_summaries(RunResult& run) {
+  bool ok = true;
+  for (const auto& w : workloads()) {
+    if (!w.summarizer()) continue;
+    std::vector<PointResult> mine;
+    for (const auto& p : run.points) {
+      if (p.workload == w.name()) mine.push_back(p);
+    }
+    if (mine.empty()) continue;
+    ok = guarded("summary of " + w.name(),
+                 [&] { run.summaries[w.name()] = w.summarizer()(mine); }) && ok;
+  }
+  return ok;
+}
+
+void add_scaling(const SweepOptions& options, RunResult& run) {
+  const auto series = compute_scaling(run.points, options.scaling);
+  run.scaling = scaling_to_json(series);
+  std::vector<PointResult> single;
+  for (const auto& p : run.points) {
+    if (p.gpus == 1) single.push_back(p);
+  }
+  const auto outliers = options.baseline_each ? baseline_outliers(single) : std::vector<Json>{};
+  if (options.baseline_each) run.summaries["baseline_each"] = outliers;
+  run.verdicts = compute_verdicts(series, run.points, outliers);
+}
+
+}  // namespace
+
+int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                 const RunSinks& sinks) {
+  bool ok = add_summaries(run);
+  ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
+  ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
+       ok;
+  // results.json first: whatever happens later, the numbers are on disk.
+  const std::string results_path = out_dir + "/results.json";
+  save_results(run, results_path);
+  if (!options.json_path.empty()) {
+    ok = guarded("--json", [&] { save_results(run, options.json_path); }) && ok;
+  }
+  for (const auto& sink : sinks) ok = guarded(sink.name, [&] { sink.write(run, out_dir); }) && ok;
+  if (!options.no_history && !run.interrupted) {
+    const std::string db = options.db_path.empty() ? default_history_path() : options.db_path;
+    ok = guarded("history", [&] { record_run(run, db); }) && ok;
+  }
+  spdlog::info("results: {}", results_path);
+  const int code = sweep_exit_code(run);
+  return code != 0 || ok ? code : static_cast<int>(ExitCode::environment);
+}
+
+namespace {
+
+void print_plan(const Plan& plan, std::ostream& out) {
+  out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",
+                     plan.groups.size(), plan.total_points, fmt::join(plan.gpu_counts, ","),
+                     fmt::join(plan.devices, ","), plan.estimated_s);
+  for (const auto& g : plan.groups) {
+    out << fmt::format("  group {:>3}  {:<12} GPUs {:<16} {:>4} point(s){}\n", g.index,
+                       g.workload, fmt::join(g.devices, ","), g.points.size(),
+                       g.purpose == "baseline" ? "  (baseline each)" : "");
+    for (const auto& p : g.points) {
+      out << fmt::format("      #{:<5} {}\n", p.index, describe_params(p.params));
+    }
+  }
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
+              std::map<std::size_t, PointResult> finished, const RunSinks& sinks) {
+  // Devices: a dry run with --gpus needs no GPU at all.
+  ProbeResult probed;
+  int visible = -1;
+  if (!(options.dry_run && !options.gpu_counts.empty())) {
+    probed = probe(options.isolation, !options.skip_doctor && !options.dry_run);
+    visible = static_cast<int>(probed.inventory.devices.size());
+  }
+  const Plan plan = make_plan(options, visible);
+  if (options.dry_run) {
+    print_plan(plan, std::cout);
+    return 0;
+  }
+
+  RunResult run;
+  run.tool = Json{{"name", "mgbench"},
+                  {"version", MGBENCH_VERSION_STRING},
+                  {"git_revision", MGBENCH_GIT_REVISION}};
+  run.argv = argv;
+  run.started_at = utc_now_iso8601();
+  run.host = host_name();
+  run.environment = probed.environment;
+  run.environment["inventory"] = probed.inventory;
+  run.doctor = probed.doctor;
+  run.settings = options.settings;
+  run.settings["isolation"] = options.isolation == Isolation::process ? "process" : "none";
+  run.settings["scaling"] = to_string(options.scaling);
+  run.settings["baseline_each"] = options.baseline_each;
+  if (options.price_per_gpu_hour > 0) run.settings["price_per_gpu_hour"] = options.price_per_gpu_hour;
+  run.plan = plan_to_json(plan);
+
+  const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
+  std::filesystem::create_directories(out_dir);
+  const bool resuming = !options.resume_dir.empty();
+  Journal journal(out_dir + "/journal.jsonl",
+                  Json{{"argv", argv}, {"started_at", run.started_at}, {"plan", run.plan}},
+                  resuming);
+  spdlog::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
+               out_dir);
+
+  install_interrupt_handlers();
+  Orchestrator orchestrator(options, plan, &journal, std::move(finished));
+  orchestrator.run();
+  run.points = orchestrator.results();
+  run.interrupted = orchestrator.interrupted();
+  run.finished_at = utc_now_iso8601();
+  return finish_sweep(options, run, out_dir, sinks);
+}
+
+}  // namespace mgbench

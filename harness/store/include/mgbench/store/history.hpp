@@ -1,0 +1,108 @@
+#pragma once
+// The history store: every finished run recorded in an SQLite database, for trends across
+// driver / CUDA / NCCL versions and machines (`mgbench history`).
+//
+// Built only with SQLite (MGBENCH_HAVE_SQLITE). Without it, record_run() is a no-op (one
+// debug log line) and HistoryStore throws EnvironmentError "built without SQLite" (exit 4:
+// the build lacks a capability, like a missing GPU library).
+//
+// Schema (version 2; a `schema_version` table holds the version, migrations run in order in
+// one transaction each, and a database from a newer mgbench is refused):
+//   runs(id, started_at, finished_at, host, gpu_model, gpu_count, driver, cuda, nccl,
+//        fingerprint, tool_version [v2], document)    -- document = the full results JSON
+//   points(run_id, idx, workload, params, gpus, status, median_s, noisy [v2])
+//   point_metrics(run_id, idx, name, value)  [v2]      -- numeric metrics, for trends
+// Migration 1 -> 2 adds the v2 columns and table and fills them from the stored documents.
+// A run is identified by (started_at, host): recording it again (e.g. after --resume)
+// replaces the earlier record.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench {
+
+// True when this build has the SQLite history store.
+bool history_available();
+
+// $XDG_DATA_HOME/mgbench/history.db, else ~/.local/share/mgbench/history.db.
+std::string default_history_path();
+
+// Records a finished run (creating the database and its directory when needed). Throws
+// UsageError for a corrupt or locked database; a no-op without SQLite.
+void record_run(const RunResult& run, const std::string& db_path);
+
+struct HistoryRun {
+  std::int64_t id = 0;
+  std::string started_at, finished_at, host;
+  std::string gpu_model;
+  int gpu_count = 0;
+  std::string driver, cuda, nccl, fingerprint, tool_version;
+  int points = 0, ok_points = 0;
+};
+
+struct HistoryPoint {
+  int idx = 0;
+  std::string workload;
+  Params params = Json::object();
+  int gpus = 1;
+  std::string status;
+  std::optional<double> median_s;
+  bool noisy = false;
+  Json metrics = Json::object();  // name -> value
+};
+
+struct TrendQuery {
+  std::string workload;
+  std::string metric;  // a point metric name, or "median_s" for the median time
+  std::string by;      // "" or one of trend_fields()
+  std::optional<int> gpus;
+};
+
+struct TrendRow {
+  std::int64_t run_id = 0;
+  std::string started_at;
+  std::string group;  // value of the --by field ("" without --by)
+  Params params = Json::object();
+  int gpus = 1;
+  double value = 0;
+};
+
+// Fields `history trend --by` accepts: driver, cuda, nccl, host, gpu_model, gpu_count,
+// fingerprint, tool_version.
+const std::vector<std::string>& trend_fields();
+
+class HistoryStore {
+ public:
+  static constexpr int kSchemaVersion = 2;
+
+  // Opens the database, creating it when `create` (else UsageError when missing), and
+  // migrates it to kSchemaVersion. Throws sqlite::DatabaseError (a UsageError) when corrupt
+  // or locked longer than `busy_timeout_ms`.
+  explicit HistoryStore(const std::string& path, bool create = true, int busy_timeout_ms = 5000);
+  ~HistoryStore();
+  HistoryStore(const HistoryStore&) = delete;
+  HistoryStore& operator=(const HistoryStore&) = delete;
+
+  std::int64_t record(const RunResult& run);
+  std::vector<HistoryRun> list() const;
+  // "12" (an id) or "last"; UsageError naming the database when there is no such run.
+  std::int64_t resolve(const std::string& run_ref) const;
+  HistoryRun run(std::int64_t id) const;
+  std::vector<HistoryPoint> points(std::int64_t id) const;
+  std::string document(std::int64_t id) const;  // the results JSON as recorded
+  // UsageError when nothing matches (naming the metrics recorded for the workload).
+  std::vector<TrendRow> trend(const TrendQuery& query) const;
+  int schema_version() const;
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mgbench

@@ -1,0 +1,122 @@
+#pragma once
+// A thin RAII wrapper over SQLite's C API: a connection, prepared statements with bound
+// parameters (values are never spliced into SQL text), and transactions that roll back
+// unless committed. Only defined when the build has SQLite (MGBENCH_HAVE_SQLITE); the header
+// itself does not include sqlite3.h.
+//
+// Every failure throws DatabaseError, a UsageError (exit 2) whose one-line message names the
+// database file and says what went wrong ("is locked by another process", "is not an SQLite
+// database or is corrupt", ...).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "mgbench/core/error.hpp"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace mgbench::sqlite {
+
+class DatabaseError : public UsageError {
+ public:
+  DatabaseError(int sqlite_code, const std::string& what)
+      : UsageError(what), sqlite_code_(sqlite_code) {}
+  int sqlite_code() const { return sqlite_code_; }  // primary result code (SQLITE_BUSY...)
+  bool busy() const;     // locked by another connection (after the busy timeout)
+  bool corrupt() const;  // not a database, or a corrupt one
+
+ private:
+  int sqlite_code_;
+};
+
+class Statement;
+
+class Database {
+ public:
+  enum class Mode { read_write_create, read_write, read_only };
+
+  // Opens (or creates) the file, sets the busy timeout and turns on foreign keys; in the
+  // writable modes also switches the journal to WAL. Throws DatabaseError.
+  explicit Database(const std::string& path, Mode mode = Mode::read_write_create,
+                    int busy_timeout_ms = 5000);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  Database(Database&& other) noexcept;
+  Database& operator=(Database&& other) noexcept;
+
+  // Runs SQL without parameters (schema changes, pragmas). Throws DatabaseError.
+  void exec(const std::string& sql);
+  Statement prepare(const std::string& sql);
+  std::int64_t last_insert_rowid() const;
+  int changes() const;
+  const std::string& path() const { return path_; }
+  sqlite3* handle() const { return db_; }
+
+  // Throws the DatabaseError for result code `rc` while doing `what`.
+  [[noreturn]] void fail(int rc, const std::string& what) const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  int busy_timeout_ms_ = 0;
+};
+
+// A prepared statement; must not outlive its Database. Parameter indices start at 1,
+// column indices at 0.
+class Statement {
+ public:
+  Statement(const Database& db, sqlite3_stmt* stmt) : db_(&db), stmt_(stmt) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, int value) { return bind(index, static_cast<std::int64_t>(value)); }
+  Statement& bind(int index, double value);
+  Statement& bind(int index, const std::string& value);
+  Statement& bind(int index, const char* value) { return bind(index, std::string(value)); }
+  Statement& bind_null(int index);
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+
+  // Advances; true while a row is available, false when done. Throws DatabaseError.
+  bool step();
+  // Steps a statement that returns no rows (INSERT, UPDATE...).
+  void run();
+  void reset();  // ready to run again; keeps the bindings
+
+  int column_count() const;
+  bool is_null(int column) const;
+  std::int64_t column_int64(int column) const;
+  double column_double(int column) const;
+  std::string column_text(int column) const;  // "" for NULL
+  std::optional<std::string> column_optional_text(int column) const;
+
+ private:
+  const Database* db_;
+  sqlite3_stmt* stmt_;
+};
+
+// BEGIN IMMEDIATE (takes the write lock at once, so a busy database fails here, before any
+// work) or DEFERRED; rolls back in the destructor unless commit() was called.
+class Transaction {
+ public:
+  enum class Kind { deferred, immediate };
+  explicit Transaction(Database& db, Kind kind = Kind::immediate);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit();
+
+ private:
+  Database& db_;
+  bool open_ = false;
+};
+
+}  // namespace mgbench::sqlite

@@ -1,0 +1,540 @@
+// The SQLite history store (see mgbench/history.hpp for the schema and the rules).
+#include "mgbench/store/history.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/error.hpp"
+
+#if defined(MGBENCH_HAVE_SQLITE)
+#include "mgbench/store/sqlite_db.hpp"
+#endif
+
+namespace mgbench {
+
+std::string default_history_path() {
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  std::string base;
+  // The XDG spec says relative values are invalid and must be ignored.
+  if (xdg && xdg[0] == '/') {
+    base = xdg;
+  } else {
+    const char* home = std::getenv("HOME");
+    std::string home_dir = home && home[0] ? home : "";
+    if (home_dir.empty()) {
+      if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_dir) home_dir = pw->pw_dir;
+    }
+    if (home_dir.empty()) {
+      throw EnvironmentError(
+          "cannot find the history database: neither XDG_DATA_HOME nor HOME is set "
+          "(pass --db PATH)");
+    }
+    base = home_dir + "/.local/share";
+  }
+  return base + "/mgbench/history.db";
+}
+
+const std::vector<std::string>& trend_fields() {
+  static const std::vector<std::string> fields = {
+      "driver", "cuda", "nccl", "host", "gpu_model", "gpu_count", "fingerprint", "tool_version"};
+  return fields;
+}
+
+#if defined(MGBENCH_HAVE_SQLITE)
+
+namespace {
+
+using sqlite::Database;
+using sqlite::Statement;
+using sqlite::Transaction;
+
+// ---- schema and migrations -----------------------------------------------------------------
+
+const char* const kSchemaV1 = R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_at TEXT NOT NULL,
+  finished_at TEXT,
+  host TEXT NOT NULL,
+  gpu_model TEXT,
+  gpu_count INTEGER,
+  driver TEXT,
+  cuda TEXT,
+  nccl TEXT,
+  fingerprint TEXT,
+  document TEXT NOT NULL,
+  UNIQUE (started_at, host)
+);
+CREATE TABLE points (
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  idx INTEGER NOT NULL,
+  workload TEXT NOT NULL,
+  params TEXT NOT NULL,
+  gpus INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  median_s REAL,
+  PRIMARY KEY (run_id, idx)
+);
+)sql";
+
+const char* const kSchemaV2 = R"sql(
+ALTER TABLE runs ADD COLUMN tool_version TEXT;
+ALTER TABLE points ADD COLUMN noisy INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE point_metrics (
+  run_id INTEGER NOT NULL,
+  idx INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_id, idx, name),
+  FOREIGN KEY (run_id, idx) REFERENCES points(run_id, idx) ON DELETE CASCADE
+);
+CREATE INDEX points_by_workload ON points(workload, gpus);
+)sql";
+
+std::string tool_version_of(const Json& tool) {
+  if (!tool.is_object()) return "";
+  std::string version = tool.contains("version") && tool["version"].is_string()
+                            ? tool["version"].get<std::string>()
+                            : "";
+  if (tool.contains("git_revision") && tool["git_revision"].is_string() &&
+      !tool["git_revision"].get<std::string>().empty() && !version.empty()) {
+    version += " (" + tool["git_revision"].get<std::string>() + ")";
+  }
+  return version;
+}
+
+void insert_metrics(Database& db, std::int64_t run_id, int idx, const Json& metrics) {
+  if (!metrics.is_object()) return;
+  Statement insert = db.prepare(
+      "INSERT OR REPLACE INTO point_metrics (run_id, idx, name, value) VALUES (?, ?, ?, ?)");
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    if (!it.value().is_number()) continue;
+    const double value = it.value().get<double>();
+    if (!std::isfinite(value)) continue;
+    insert.reset();
+    insert.bind(1, run_id).bind(2, idx).bind(3, it.key()).bind(4, value);
+    insert.run();
+  }
+}
+
+// 1 -> 2: the new columns and table, filled from the documents already stored.
+void migrate_v1_to_v2(Database& db) {
+  db.exec(kSchemaV2);
+  std::vector<std::pair<std::int64_t, std::string>> documents;
+  {
+    Statement runs = db.prepare("SELECT id, document FROM runs ORDER BY id");
+    while (runs.step()) documents.emplace_back(runs.column_int64(0), runs.column_text(1));
+  }
+  Statement set_tool = db.prepare("UPDATE runs SET tool_version = ? WHERE id = ?");
+  Statement set_noisy = db.prepare("UPDATE points SET noisy = ? WHERE run_id = ? AND idx = ?");
+  Statement exists = db.prepare("SELECT 1 FROM points WHERE run_id = ? AND idx = ?");
+  for (const auto& [id, text] : documents) {
+    const Json doc = Json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      spdlog::warn("history: run {} has an unreadable document; its metrics stay empty", id);
+      continue;
+    }
+    if (doc.contains("tool")) {
+      set_tool.reset();
+      set_tool.bind(1, tool_version_of(doc["tool"])).bind(2, id);
+      set_tool.run();
+    }
+    if (!doc.contains("points") || !doc["points"].is_array()) continue;
+    int idx = 0;
+    for (const Json& point : doc["points"]) {
+      // Only points the v1 store recorded get metrics (the foreign key needs them).
+      exists.reset();
+      exists.bind(1, id).bind(2, idx);
+      if (point.is_object() && exists.step()) {
+        exists.reset();
+        const bool noisy =
+            point.contains("noisy") && point["noisy"].is_boolean() && point["noisy"].get<bool>();
+        set_noisy.reset();
+        set_noisy.bind(1, noisy ? 1 : 0).bind(2, id).bind(3, idx);
+        set_noisy.run();
+        if (point.contains("metrics")) insert_metrics(db, id, idx, point["metrics"]);
+      }
+      ++idx;
+    }
+  }
+}
+
+// migrations[v] takes a database at version v to v + 1.
+const std::vector<std::function<void(Database&)>>& migrations() {
+  static const std::vector<std::function<void(Database&)>> list = {
+      [](Database& db) {
+        db.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
+        db.exec(kSchemaV1);
+      },
+      migrate_v1_to_v2,
+  };
+  return list;
+}
+
+int read_schema_version(Database& db) {
+  Statement has = db.prepare(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+  has.step();
+  if (has.column_int64(0) == 0) {
+    Statement tables = db.prepare(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+    tables.step();
+    if (tables.column_int64(0) > 0) {
+      throw UsageError("history database " + db.path() +
+                       " is an SQLite database but not an mgbench history (no schema_version "
+                       "table): pass --db with another file");
+    }
+    return 0;
+  }
+  Statement version = db.prepare("SELECT version FROM schema_version");
+  if (!version.step()) {
+    throw UsageError("history database " + db.path() + " is corrupt: its schema_version is empty");
+  }
+  return static_cast<int>(version.column_int64(0));
+}
+
+void migrate(Database& db) {
+  for (;;) {
+    int version = read_schema_version(db);
+    if (version > HistoryStore::kSchemaVersion) {
+      throw UsageError("history database " + db.path() + " has schema version " +
+                       std::to_string(version) +
+                       ", written by a newer mgbench (this one reads up to " +
+                       std::to_string(HistoryStore::kSchemaVersion) + ")");
+    }
+    if (version == HistoryStore::kSchemaVersion) return;
+    Transaction tx(db);
+    version = read_schema_version(db);  // again, now under the write lock
+    if (version < HistoryStore::kSchemaVersion) {
+      spdlog::debug("history: migrating {} from schema version {} to {}", db.path(), version,
+                    version + 1);
+      migrations()[static_cast<std::size_t>(version)](db);
+      db.exec("DELETE FROM schema_version");
+      Statement set = db.prepare("INSERT INTO schema_version (version) VALUES (?)");
+      set.bind(1, version + 1);
+      set.run();
+    }
+    tx.commit();
+  }
+}
+
+HistoryRun read_run(const Statement& s) {
+  HistoryRun r;
+  r.id = s.column_int64(0);
+  r.started_at = s.column_text(1);
+  r.finished_at = s.column_text(2);
+  r.host = s.column_text(3);
+  r.gpu_model = s.column_text(4);
+  r.gpu_count = static_cast<int>(s.column_int64(5));
+  r.driver = s.column_text(6);
+  r.cuda = s.column_text(7);
+  r.nccl = s.column_text(8);
+  r.fingerprint = s.column_text(9);
+  r.tool_version = s.column_text(10);
+  r.points = static_cast<int>(s.column_int64(11));
+  r.ok_points = static_cast<int>(s.column_int64(12));
+  return r;
+}
+
+const char* const kRunColumns =
+    "SELECT r.id, r.started_at, r.finished_at, r.host, r.gpu_model, r.gpu_count, r.driver, "
+    "r.cuda, r.nccl, r.fingerprint, r.tool_version, "
+    "(SELECT count(*) FROM points p WHERE p.run_id = r.id), "
+    "(SELECT count(*) FROM points p WHERE p.run_id = r.id AND p.status = 'ok') FROM runs r";
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+}  // namespace
+
+struct HistoryStore::Impl {
+  Database db;
+  Impl(const std::string& path, bool create, int timeout)
+      : db(path, create ? Database::Mode::read_write_create : Database::Mode::read_write, timeout) {
+  }
+};
+
+bool history_available() { return true; }
+
+HistoryStore::HistoryStore(const std::string& path, bool create, int busy_timeout_ms) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    if (!create) {
+      throw UsageError("history database " + path + " does not exist (no run recorded yet?)");
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) fs::create_directories(parent, ec);
+    if (ec) {
+      throw UsageError("history database " + path + ": cannot create " + parent.string() + ": " +
+                       ec.message());
+    }
+  } else if (fs::is_directory(path, ec)) {
+    throw UsageError("history database " + path + " is a directory");
+  }
+  impl_ = std::make_unique<Impl>(path, create, busy_timeout_ms);
+  migrate(impl_->db);
+}
+
+HistoryStore::~HistoryStore() = default;
+
+const std::string& HistoryStore::path() const { return impl_->db.path(); }
+
+int HistoryStore::schema_version() const { return read_schema_version(impl_->db); }
+
+std::int64_t HistoryStore::record(const RunResult& run) {
+  Database& db = impl_->db;
+  Offer offer;
+  offer.run = &run;
+  const OfferSummary summary = summarize_offer(offer);
+  const Json document = run;
+  auto optional_text = [](const std::string& s) {
+    return s.empty() ? std::optional<std::string>() : std::optional<std::string>(s);
+  };
+
+  Transaction tx(db);
+  Statement remove = db.prepare("DELETE FROM runs WHERE started_at = ? AND host = ?");
+  remove.bind(1, run.started_at).bind(2, run.host);
+  remove.run();
+  Statement insert = db.prepare(
+      "INSERT INTO runs (started_at, finished_at, host, gpu_model, gpu_count, driver, cuda, nccl, "
+      "fingerprint, tool_version, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const std::string fingerprint = run.environment.is_object() &&
+                                          run.environment.contains("fingerprint_hash") &&
+                                          run.environment["fingerprint_hash"].is_string()
+                                      ? run.environment["fingerprint_hash"].get<std::string>()
+                                      : "";
+  insert.bind(1, run.started_at)
+      .bind(2, optional_text(run.finished_at))
+      .bind(3, run.host)
+      .bind(4, optional_text(summary.gpu_model == "unknown" ? "" : summary.gpu_model))
+      .bind(5, summary.gpu_count)
+      .bind(6, optional_text(summary.driver))
+      .bind(7, optional_text(summary.cuda))
+      .bind(8, optional_text(summary.nccl))
+      .bind(9, optional_text(fingerprint))
+      .bind(10, optional_text(tool_version_of(run.tool)))
+      .bind(11, document.dump());
+  insert.run();
+  const std::int64_t id = db.last_insert_rowid();
+
+  Statement point_insert = db.prepare(
+      "INSERT INTO points (run_id, idx, workload, params, gpus, status, median_s, noisy) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  for (std::size_t i = 0; i < run.points.size(); ++i) {
+    const PointResult& p = run.points[i];
+    const int idx = static_cast<int>(i);
+    std::optional<double> median;
+    if (p.stats.n > 0) {
+      median = p.stats.median;
+    } else if (auto v = quantity_value(p, Quantity{"", "s", false})) {
+      median = *v;
+    }
+    point_insert.reset();
+    point_insert.bind(1, id)
+        .bind(2, idx)
+        .bind(3, p.workload)
+        .bind(4, (p.params.is_object() ? p.params : Json::object()).dump())
+        .bind(5, p.gpus)
+        .bind(6, to_string(p.status))
+        .bind(7, median)
+        .bind(8, p.noisy ? 1 : 0);
+    point_insert.run();
+    insert_metrics(db, id, idx, p.metrics);
+  }
+  tx.commit();
+  return id;
+}
+
+std::vector<HistoryRun> HistoryStore::list() const {
+  Statement s = impl_->db.prepare(std::string(kRunColumns) + " ORDER BY r.started_at, r.id");
+  std::vector<HistoryRun> out;
+  while (s.step()) out.push_back(read_run(s));
+  return out;
+}
+
+std::int64_t HistoryStore::resolve(const std::string& ref) const {
+  if (ref == "last" || ref == "latest") {
+    Statement s =
+        impl_->db.prepare("SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1");
+    if (!s.step()) throw UsageError("history database " + path() + " holds no run yet");
+    return s.column_int64(0);
+  }
+  const bool digits = !ref.empty() && std::all_of(ref.begin(), ref.end(),
+                                                  [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || ref.size() > 18) {
+    throw UsageError("run '" + ref + "': expected a run id (see `mgbench history list`) or 'last'");
+  }
+  const std::int64_t id = std::stoll(ref);
+  Statement s = impl_->db.prepare("SELECT 1 FROM runs WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) throw UsageError("no run " + ref + " in history database " + path());
+  return id;
+}
+
+HistoryRun HistoryStore::run(std::int64_t id) const {
+  Statement s = impl_->db.prepare(std::string(kRunColumns) + " WHERE r.id = ?");
+  s.bind(1, id);
+  if (!s.step()) {
+    throw UsageError("no run " + std::to_string(id) + " in history database " + path());
+  }
+  return read_run(s);
+}
+
+std::vector<HistoryPoint> HistoryStore::points(std::int64_t id) const {
+  Statement s = impl_->db.prepare(
+      "SELECT idx, workload, params, gpus, status, median_s, noisy FROM points WHERE run_id = ? "
+      "ORDER BY idx");
+  s.bind(1, id);
+  Statement m = impl_->db.prepare(
+      "SELECT name, value FROM point_metrics WHERE run_id = ? AND idx = ? ORDER BY name");
+  std::vector<HistoryPoint> out;
+  while (s.step()) {
+    HistoryPoint p;
+    p.idx = static_cast<int>(s.column_int64(0));
+    p.workload = s.column_text(1);
+    p.params = Json::parse(s.column_text(2), nullptr, false);
+    if (p.params.is_discarded()) p.params = Json::object();
+    p.gpus = static_cast<int>(s.column_int64(3));
+    p.status = s.column_text(4);
+    if (!s.is_null(5)) p.median_s = s.column_double(5);
+    p.noisy = s.column_int64(6) != 0;
+    m.reset();
+    m.bind(1, id).bind(2, p.idx);
+    while (m.step()) p.metrics[m.column_text(0)] = m.column_double(1);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string HistoryStore::document(std::int64_t id) const {
+  Statement s = impl_->db.prepare("SELECT document FROM runs WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) {
+    throw UsageError("no run " + std::to_string(id) + " in history database " + path());
+  }
+  return s.column_text(0);
+}
+
+std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
+  static const std::map<std::string, std::string> kColumns = {
+      {"driver", "r.driver"},
+      {"cuda", "r.cuda"},
+      {"nccl", "r.nccl"},
+      {"host", "r.host"},
+      {"gpu_model", "r.gpu_model"},
+      {"gpu_count", "CAST(r.gpu_count AS TEXT)"},
+      {"fingerprint", "r.fingerprint"},
+      {"tool_version", "r.tool_version"}};
+  std::string group_column = "''";
+  if (!q.by.empty()) {
+    auto it = kColumns.find(q.by);
+    if (it == kColumns.end()) {
+      throw UsageError("--by " + q.by + ": expected one of " + join(trend_fields()));
+    }
+    group_column = it->second;  // from the fixed table above, never from the user
+  }
+  const bool time = q.metric == "median_s" || q.metric == "time";
+  std::string sql = "SELECT r.id, r.started_at, COALESCE(" + group_column +
+                    ", ''), p.params, p.gpus, " + (time ? "p.median_s" : "m.value") +
+                    " FROM points p JOIN runs r ON r.id = p.run_id";
+  if (!time) sql += " JOIN point_metrics m ON m.run_id = p.run_id AND m.idx = p.idx AND m.name = ?";
+  sql += " WHERE p.workload = ? AND p.status = 'ok'";
+  if (time) sql += " AND p.median_s IS NOT NULL";
+  if (q.gpus) sql += " AND p.gpus = ?";
+  sql += " ORDER BY r.started_at, r.id, p.idx";
+  Statement s = impl_->db.prepare(sql);
+  int index = 1;
+  if (!time) s.bind(index++, q.metric);
+  s.bind(index++, q.workload);
+  if (q.gpus) s.bind(index++, *q.gpus);
+  std::vector<TrendRow> out;
+  while (s.step()) {
+    TrendRow row;
+    row.run_id = s.column_int64(0);
+    row.started_at = s.column_text(1);
+    row.group = s.column_text(2);
+    row.params = Json::parse(s.column_text(3), nullptr, false);
+    if (row.params.is_discarded()) row.params = Json::object();
+    row.gpus = static_cast<int>(s.column_int64(4));
+    row.value = s.column_double(5);
+    out.push_back(std::move(row));
+  }
+  if (!out.empty()) return out;
+
+  // Nothing: say what there is instead.
+  Statement workloads = impl_->db.prepare("SELECT DISTINCT workload FROM points ORDER BY workload");
+  std::vector<std::string> known_workloads;
+  while (workloads.step()) known_workloads.push_back(workloads.column_text(0));
+  if (std::find(known_workloads.begin(), known_workloads.end(), q.workload) ==
+      known_workloads.end()) {
+    throw UsageError("no point of workload '" + q.workload + "' in history database " + path() +
+                     (known_workloads.empty()
+                          ? " (it is empty)"
+                          : " (recorded workloads: " + join(known_workloads) + ")"));
+  }
+  Statement metrics = impl_->db.prepare(
+      "SELECT DISTINCT m.name FROM point_metrics m JOIN points p ON p.run_id = m.run_id AND "
+      "p.idx = m.idx WHERE p.workload = ? ORDER BY m.name");
+  metrics.bind(1, q.workload);
+  std::vector<std::string> names = {"median_s"};
+  while (metrics.step()) names.push_back(metrics.column_text(0));
+  throw UsageError("no ok point of workload '" + q.workload + "' with metric '" + q.metric + "'" +
+                   (q.gpus ? " on " + std::to_string(*q.gpus) + " GPU(s)" : "") +
+                   " in history database " + path() + " (metrics recorded: " + join(names) + ")");
+}
+
+void record_run(const RunResult& run, const std::string& db_path) {
+  HistoryStore store(db_path, true);
+  const std::int64_t id = store.record(run);
+  spdlog::debug("history: recorded run {} in {}", id, db_path);
+}
+
+#else  // !MGBENCH_HAVE_SQLITE
+
+namespace {
+[[noreturn]] void no_sqlite() {
+  throw EnvironmentError(
+      "built without SQLite: the history store is unavailable (install sqlite3.h and "
+      "libsqlite3.a, e.g. libsqlite3-dev, and rebuild)");
+}
+}  // namespace
+
+struct HistoryStore::Impl {
+  std::string path;
+};
+
+bool history_available() { return false; }
+
+void record_run(const RunResult&, const std::string& db_path) {
+  spdlog::debug("history: built without SQLite; run not recorded in {}", db_path);
+}
+
+HistoryStore::HistoryStore(const std::string&, bool, int) { no_sqlite(); }
+HistoryStore::~HistoryStore() = default;
+std::int64_t HistoryStore::record(const RunResult&) { no_sqlite(); }
+std::vector<HistoryRun> HistoryStore::list() const { no_sqlite(); }
+std::int64_t HistoryStore::resolve(const std::string&) const { no_sqlite(); }
+HistoryRun HistoryStore::run(std::int64_t) const { no_sqlite(); }
+std::vector<HistoryPoint> HistoryStore::points(std::int64_t) const { no_sqlite(); }
+std::string HistoryStore::document(std::int64_t) const { no_sqlite(); }
+std::vector<TrendRow> HistoryStore::trend(const TrendQuery&) const { no_sqlite(); }
+int HistoryStore::schema_version() const { no_sqlite(); }
+const std::string& HistoryStore::path() const { return impl_->path; }
+
+#endif  // MGBENCH_HAVE_SQLITE
+
+}  // namespace mgbench
