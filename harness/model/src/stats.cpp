@@ -1,4 +1,4 @@
-// Sample statistics and the per-point stopping rule (DESIGN.md "Measurement").
+// Sample statistics and the per-point stopping rule (docs/ARCHITECTURE.md, "The life of one point").
 //
 // - Percentiles: linear interpolation between order statistics (Hyndman-Fan type 7, numpy's
 //   default): h = (n - 1) q, x[floor h] + (h - floor h) (x[floor h + 1] - x[floor h]).

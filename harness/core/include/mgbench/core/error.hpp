@@ -1,5 +1,5 @@
 #pragma once
-// Typed errors and the process exit codes they map to (DESIGN.md "Exit codes").
+// Typed errors and the process exit codes they map to (listed in README.md).
 #include <stdexcept>
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Sample statistics and the per-point stopping rule (DESIGN.md "Measurement").
+// Sample statistics and the per-point stopping rule (docs/ARCHITECTURE.md, "The life of one point").
 #include <cstddef>
 #include <cstdint>
 #include <vector>
