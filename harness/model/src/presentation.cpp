@@ -151,9 +151,9 @@ ColumnSpec& ColumnSpec::share(std::string of_metric) {
   share_of = std::move(of_metric);
   return *this;
 }
-ColumnSpec& ColumnSpec::merged(std::vector<std::string> keys, std::string header) {
+ColumnSpec& ColumnSpec::merged(std::vector<std::string> keys, std::string title) {
   merge = std::move(keys);
-  merge_header = std::move(header);
+  merge_header = std::move(title);
   return *this;
 }
 

@@ -109,7 +109,7 @@ struct ColumnSpec {
   ColumnSpec& or_median(double scale = 1.0);
   ColumnSpec& or_per_gpu(std::string metric);
   ColumnSpec& share(std::string of_metric);
-  ColumnSpec& merged(std::vector<std::string> keys, std::string header);
+  ColumnSpec& merged(std::vector<std::string> keys, std::string title);
 };
 
 // One table of points (or one per value of `split_by`, titled "<workload> <value>").
