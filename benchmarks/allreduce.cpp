@@ -307,6 +307,62 @@ GroupRunner allreduce_runner() {
 
 }  // namespace mgbench::bench
 
+namespace {
+// How reports show the all-reduce: nccl-tests style tables per dtype, busbw and time vs message
+// size on a log2 axis, and the plateau busbw per GPU count.
+mgbench::Presentation allreduce_presentation() {
+  using namespace mgbench;
+  return Presentation()
+      .metric(MetricSpec("busbw_GBps", "busbw", "GB/s").format(ValueFormat::fixed, 2))
+      .metric(MetricSpec("algbw_GBps", "algbw", "GB/s").format(ValueFormat::fixed, 2))
+      .metric(MetricSpec("time_us", "time", "us")
+                  .format(ValueFormat::fixed, 2)
+                  .better(Better::lower))
+      .axis(AxisSpec("bytes", "message size")
+                .format(ValueFormat::bytes)
+                .log2()
+                .with({"count"})
+                .tooltip_word("size"))
+      .table(TableSpec()
+                 .split_by({"dtype"})
+                 .sort_by({"gpus", "impl", "inplace", "bytes"})
+                 .no_fixed_caption()
+                 .column(ColumnSpec::gpus())
+                 .column(ColumnSpec::param("bytes", "size").format(ValueFormat::bytes))
+                 .column(ColumnSpec::param("count"))
+                 .column(ColumnSpec::param("impl"))
+                 .column(ColumnSpec::params())
+                 .column(ColumnSpec::param("inplace", "in-place"))
+                 .column(ColumnSpec::metric("time_us", "time (us)")
+                             .format(ValueFormat::fixed, 2)
+                             .or_median(1e6))
+                 .column(ColumnSpec::metric("algbw_GBps", "algbw (GB/s)")
+                             .format(ValueFormat::fixed, 2))
+                 .column(ColumnSpec::metric("busbw_GBps", "busbw (GB/s)")
+                             .format(ValueFormat::fixed, 2))
+                 .column(ColumnSpec::verification("wrong", "#wrong", "N/A"))
+                 .tail())
+      .chart(ChartSpec::scaling())
+      .chart(ChartSpec::line("busbw", "busbw_GBps")
+                 .titled("bus bandwidth vs message size")
+                 .y_axis("busbw (GB/s)")
+                 .split_by({"dtype"})
+                 .or_metric("algbw_GBps", "algorithm bandwidth vs message size",
+                            "1 GPU: busbw is 0 by definition"))
+      .chart(ChartSpec::line("time", "time_us")
+                 .titled("time vs message size")
+                 .y_axis("time (us)", AxisScale::log10)
+                 .split_by({"dtype"})
+                 .or_median(1e6))
+      .summary(SummarySpec("plateau", "plateau", "median busbw over message sizes >= 64 MiB")
+                   .column("gpus", "GPUs", ValueFormat::count)
+                   .column("dtype", "dtype")
+                   .column("impl", "impl")
+                   .column("inplace", "in-place")
+                   .column("plateau_busbw_GBps", "plateau busbw (GB/s)", ValueFormat::fixed, 2));
+}
+}  // namespace
+
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("allreduce")
         .summary("Sum all-reduce across the group: NCCL and the own peer-to-peer kernels, "
@@ -339,5 +395,6 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::allreduce::expand_points)
         .summarize(mgbench::bench::allreduce::plateau_summary)
         .throughput("busbw_GBps", "GB/s")
+        .present(allreduce_presentation())
         .estimate_seconds_per_point(1.0)
         .runner(mgbench::bench::allreduce_runner()));

@@ -314,6 +314,37 @@ Verification GemmPoint::verify() {
 
 }  // namespace mgbench::bench
 
+namespace {
+// How reports show GEMM: TFLOP/s per GPU and in total, M = N = K as one column, TFLOP/s per GPU
+// vs size per shape and dtype (smallest GPU count solid, largest dashed).
+mgbench::Presentation gemm_presentation() {
+  using namespace mgbench;
+  return Presentation()
+      .metric(MetricSpec("tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s"))
+      .metric(MetricSpec("tflops_aggregate", "aggregate TFLOP/s", "TFLOP/s"))
+      .axis(AxisSpec("size", "matrix size"))
+      .axis(AxisSpec("m", "M (batch tokens)")
+                .with({"n", "k"}, "matrix size M = N = K")
+                .tooltip_word("size"))
+      .axis(AxisSpec("batch", "batch tokens").with({"hidden"}))
+      .table(TableSpec()
+                 .column(ColumnSpec::gpus())
+                 .column(ColumnSpec::devices())
+                 .column(ColumnSpec::params().merged({"m", "n", "k"}, "M=N=K"))
+                 .column(ColumnSpec::median_time())
+                 .column(ColumnSpec::metric("tflops_per_gpu", "TFLOP/s/GPU"))
+                 .column(ColumnSpec::metric("tflops_aggregate", "TFLOP/s total"))
+                 .column(ColumnSpec::speedup())
+                 .column(ColumnSpec::efficiency())
+                 .tail())
+      .chart(ChartSpec::scaling())
+      .chart(ChartSpec::line("size", "tflops_per_gpu")
+                 .titled("TFLOP/s per GPU vs size")
+                 .split_by({"shape", "dtype"})
+                 .gpus_dashed());
+}
+}  // namespace
+
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("gemm")
         .summary("Dense matrix multiply C = A*B^T on every GPU at once (cuBLASLt and the own "
@@ -342,6 +373,7 @@ MGBENCH_REGISTER_WORKLOAD(
                   .describe("hidden size of the batch points (N = K)"))
         .expand(mgbench::bench::expand_gemm_points)
         .throughput("tflops_aggregate", "TFLOP/s")
+        .present(gemm_presentation())
         .estimate_seconds_per_point(3.0)
         .runner(mgbench::bench::make_runner(
             [](mgbench::bench::RankEnv& env) -> std::unique_ptr<mgbench::bench::RankPoint> {

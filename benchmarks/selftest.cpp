@@ -52,6 +52,24 @@ void run_selftest_group(GroupContext& ctx) {
   }
 }
 
+// The table and charts every plain workload gets: op/s per point and vs the batch.
+Presentation selftest_presentation() {
+  return Presentation()
+      .metric(MetricSpec("ops_per_s", "op/s", "op/s").format(ValueFormat::rate))
+      .axis(AxisSpec("batch", "batch"))
+      .table(TableSpec()
+                 .column(ColumnSpec::gpus())
+                 .column(ColumnSpec::devices())
+                 .column(ColumnSpec::params())
+                 .column(ColumnSpec::median_time())
+                 .column(ColumnSpec::metric("ops_per_s", "op/s"))
+                 .column(ColumnSpec::speedup())
+                 .column(ColumnSpec::efficiency())
+                 .tail())
+      .chart(ChartSpec::scaling())
+      .chart(ChartSpec::line("rate", "ops_per_s"));
+}
+
 const bool registered =
     test_workloads_enabled() &&
     register_workload(Workload("selftest")
@@ -60,6 +78,7 @@ const bool registered =
                                     .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
+                          .present(selftest_presentation())
                           .estimate_seconds_per_point(0.01)
                           .runner(run_selftest_group));
 

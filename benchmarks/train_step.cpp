@@ -814,6 +814,58 @@ RunnerOptions train_runner_options() {
 
 }  // namespace
 
+namespace {
+// How reports show the training step: step time and its breakdown, samples/s, exposed
+// communication, overlap and peak memory; samples/s and memory vs the per-GPU batch.
+Presentation train_presentation() {
+  return Presentation()
+      .metric(MetricSpec("samples_per_s", "samples/s", "samples/s"))
+      .metric(MetricSpec("samples_per_s_per_gpu", "samples/s per GPU", "samples/s"))
+      .metric(MetricSpec("step_time_s", "step time", "s")
+                  .format(ValueFormat::time)
+                  .better(Better::lower))
+      .metric(MetricSpec("exposed_comm_s", "exposed communication", "s")
+                  .format(ValueFormat::time)
+                  .better(Better::lower))
+      .metric(MetricSpec("overlap_ratio", "overlap").format(ValueFormat::percent, 0))
+      .metric(MetricSpec("model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s"))
+      .axis(AxisSpec("batch", "per-GPU batch size (batch)")
+                .with({"global_batch"})
+                .tooltip_word("batch"))
+      .table(TableSpec()
+                 .column(ColumnSpec::gpus())
+                 .column(ColumnSpec::devices())
+                 .column(ColumnSpec::params())
+                 .column(ColumnSpec::metric("step_time_s", "step time")
+                             .format(ValueFormat::time)
+                             .or_median())
+                 .column(ColumnSpec::metric("samples_per_s", "samples/s"))
+                 .column(ColumnSpec::metric("samples_per_s_per_gpu", "samples/s/GPU")
+                             .or_per_gpu("samples_per_s"))
+                 .column(ColumnSpec::speedup())
+                 .column(ColumnSpec::efficiency())
+                 .column(ColumnSpec::metric("exposed_comm_s", "exposed comm")
+                             .format(ValueFormat::time)
+                             .share("step_time_s"))
+                 .column(ColumnSpec::metric("overlap_ratio", "overlap")
+                             .format(ValueFormat::percent, 0))
+                 .column(ColumnSpec::peak_memory())
+                 .tail())
+      .chart(ChartSpec::scaling())
+      .chart(ChartSpec::line("throughput", "samples_per_s")
+                 .titled("samples/s vs batch size")
+                 .y_axis("samples/s"))
+      .chart(ChartSpec::memory("memory").titled("peak memory vs batch size"))
+      .chart(ChartSpec::breakdown("breakdown", {"breakdown_step_s", "step_time_s"}, "compute")
+                 .titled("step-time breakdown")
+                 .y_axis("time per step (ms)")
+                 .part({"h2d_s", "h2d_time_s", "data_copy_s"}, "host-to-device copy", 2)
+                 .part({"optimizer_s", "optimizer_time_s"}, "optimizer", 3)
+                 .part({"exposed_comm_s"}, "exposed communication", 1)
+                 .only_with("exposed_comm_s"));
+}
+}  // namespace
+
 MGBENCH_REGISTER_WORKLOAD(
     Workload("train_step")
         .summary("Data-parallel MLP training step: forward, backward, bucketed gradient "
@@ -848,6 +900,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(Axis::integer("bucket_mb", {"25"}).describe(
             "gradient bucket size in MiB (0: one bucket per layer)"))
         .throughput("samples_per_s", "samples/s")
+        .present(train_presentation())
         .estimate_seconds_per_point(10.0)
         .runner(make_runner(
             [](RankEnv& env) -> std::unique_ptr<RankPoint> {

@@ -82,7 +82,8 @@ std::string percent(double fraction) {
 
 std::string quantity_name(const Quantity& q) {
   if (q.metric.empty()) return "median time per op (lower is better)";
-  return q.metric + (q.unit.empty() ? "" : " [" + q.unit + "]") + " (higher is better)";
+  return q.metric + (q.unit.empty() ? "" : " [" + q.unit + "]") +
+         (q.higher_is_better ? " (higher is better)" : " (lower is better)");
 }
 
 std::string point_label(const std::string& workload, const Params& params, int gpus) {
@@ -126,10 +127,9 @@ std::string format_change(double fraction) {
   return out.str();
 }
 
-void render_comparison(std::ostream& out, const Comparison& cmp) {
-  out << "Comparing " << cmp.base_label << " (" << cmp.base_path << ") -> " << cmp.new_label << " ("
-      << cmp.new_path << ")\n\n";
+namespace {
 
+void render_environment(std::ostream& out, const Comparison& cmp) {
   if (cmp.environment.empty()) {
     out << "Environment: no changes\n";
   } else {
@@ -145,8 +145,10 @@ void render_comparison(std::ostream& out, const Comparison& cmp) {
     out << "  note: the environment fingerprints differ (GPU model, count, driver, CUDA or NCCL)\n";
   }
   out << "\n";
+}
 
-  // One table per workload, rows in the order of the base run.
+// One table per workload, rows in the order of the base run.
+void render_points(std::ostream& out, const Comparison& cmp) {
   std::vector<std::string> workloads;
   for (const PointComparison& p : cmp.points) {
     if (std::find(workloads.begin(), workloads.end(), p.workload) == workloads.end()) {
@@ -154,13 +156,9 @@ void render_comparison(std::ostream& out, const Comparison& cmp) {
     }
   }
   for (const std::string& workload : workloads) {
-    const PointComparison* first = nullptr;
-    for (const PointComparison& p : cmp.points) {
-      if (p.workload == workload) {
-        first = &p;
-        break;
-      }
-    }
+    const auto first =
+        std::find_if(cmp.points.begin(), cmp.points.end(),
+                     [&](const PointComparison& p) { return p.workload == workload; });
     out << workload << ": " << quantity_name(first->quantity) << "\n";
     TextTable table({"params", "gpus", "base", "new", "change", "p", "threshold", "verdict", "why"},
                     "lrrrrrrll");
@@ -176,7 +174,38 @@ void render_comparison(std::ostream& out, const Comparison& cmp) {
     table.print(out);
     out << "\n";
   }
+}
 
+void render_unmatched(std::ostream& out, const Comparison& cmp) {
+  if (!cmp.not_compared.empty()) {
+    out << "Not compared (not ok in both runs):\n";
+    for (const NotCompared& p : cmp.not_compared) {
+      out << "  " << point_label(p.workload, p.params, p.gpus) << ": base "
+          << to_string(p.base_status) << ", new " << to_string(p.new_status)
+          << (p.message.empty() ? "" : " (" + p.message + ")") << "\n";
+    }
+    out << "\n";
+  }
+  auto unmatched = [&](const std::string& title, const std::vector<UnmatchedPoint>& list) {
+    if (list.empty()) return;
+    out << title << "\n";
+    for (const UnmatchedPoint& p : list) {
+      out << "  " << point_label(p.workload, p.params, p.gpus) << " (" << to_string(p.status)
+          << ")\n";
+    }
+    out << "\n";
+  };
+  unmatched("Only in " + cmp.base_label + ":", cmp.only_in_base);
+  unmatched("Only in " + cmp.new_label + ":", cmp.only_in_new);
+}
+
+}  // namespace
+
+void render_comparison(std::ostream& out, const Comparison& cmp) {
+  out << "Comparing " << cmp.base_label << " (" << cmp.base_path << ") -> " << cmp.new_label << " ("
+      << cmp.new_path << ")\n\n";
+  render_environment(out, cmp);
+  render_points(out, cmp);
   if (!cmp.efficiency.empty()) {
     out << "Scaling efficiency:\n";
     TextTable table({"workload", "params", "gpus", "base", "new"}, "llrrr");
@@ -187,28 +216,7 @@ void render_comparison(std::ostream& out, const Comparison& cmp) {
     table.print(out);
     out << "\n";
   }
-
-  if (!cmp.not_compared.empty()) {
-    out << "Not compared (not ok in both runs):\n";
-    for (const NotCompared& p : cmp.not_compared) {
-      out << "  " << point_label(p.workload, p.params, p.gpus) << ": base "
-          << to_string(p.base_status) << ", new " << to_string(p.new_status)
-          << (p.message.empty() ? "" : " (" + p.message + ")") << "\n";
-    }
-    out << "\n";
-  }
-  auto unmatched = [&](const char* title, const std::vector<UnmatchedPoint>& list) {
-    if (list.empty()) return;
-    out << title << "\n";
-    for (const UnmatchedPoint& p : list) {
-      out << "  " << point_label(p.workload, p.params, p.gpus) << " (" << to_string(p.status)
-          << ")\n";
-    }
-    out << "\n";
-  };
-  unmatched(("Only in " + cmp.base_label + ":").c_str(), cmp.only_in_base);
-  unmatched(("Only in " + cmp.new_label + ":").c_str(), cmp.only_in_new);
-
+  render_unmatched(out, cmp);
   const int slower = cmp.count(Verdict::slower);
   out << "Summary: " << cmp.points.size() << " points compared: " << cmp.count(Verdict::same)
       << " same, " << cmp.count(Verdict::faster) << " faster, " << slower << " slower, "
@@ -219,36 +227,84 @@ void render_comparison(std::ostream& out, const Comparison& cmp) {
   out << (slower ? " -> REGRESSION" : "") << "\n";
 }
 
+namespace {
+
+struct OfferSection {
+  std::string title;
+  std::optional<double> OfferCell::*field;
+  int OfferRow::*best;
+  bool as_percent;
+};
+
+std::string offer_cell_text(const OfferTable& t, const OfferCell& c, const OfferSection& section) {
+  std::string text;
+  if (!c.present) {
+    text = "n/a";
+  } else if (c.status != Status::ok) {
+    text = to_string(c.status);
+  } else if (section.field == &OfferCell::throughput && c.throughput) {
+    text = t.quantity.metric.empty() ? format_quantity(*c.throughput, "s")
+                                     : significant(*c.throughput);
+  } else {
+    text = optional_text(c.*(section.field), section.as_percent);
+  }
+  if (c.unreliable && c.status == Status::ok) text += "*";
+  return text;
+}
+
+// One section of an offer table; false when no offer has a value for it.
+bool render_offer_section(std::ostream& out, const OfferComparison& cmp, const OfferTable& t,
+                          const OfferSection& section) {
+  // Efficiency at one GPU is 1 by definition: those rows are left out of that section.
+  const bool efficiency = section.field == &OfferCell::efficiency;
+  bool any = false;
+  for (const OfferRow& r : t.rows) {
+    if (efficiency && r.gpus <= 1) continue;
+    for (const OfferCell& c : r.cells) any = any || (c.*(section.field)).has_value();
+  }
+  if (!any) return false;
+  out << "  " << section.title << "\n";
+  std::vector<std::string> header = {"params", "gpus"};
+  for (const OfferSummary& s : cmp.offers) header.push_back(s.label);
+  if (section.best) header.push_back("best");
+  TextTable table(header, "lr" + std::string(cmp.offers.size(), 'r') + "l");
+  for (const OfferRow& r : t.rows) {
+    if (efficiency && r.gpus <= 1) continue;
+    std::vector<std::string> row = {format_params(r.params), std::to_string(r.gpus)};
+    for (const OfferCell& c : r.cells) row.push_back(offer_cell_text(t, c, section));
+    if (section.best) {
+      const int best = r.*(section.best);
+      row.push_back(best >= 0 ? cmp.offers[static_cast<std::size_t>(best)].label : "-");
+    }
+    table.add(row);
+  }
+  table.print(out, 4);
+  return true;
+}
+
+}  // namespace
+
 void render_offers(std::ostream& out, const OfferComparison& cmp) {
   out << "Offers:\n";
   TextTable offers({"offer", "GPU", "count", "interconnect", "driver", "CUDA", "NCCL", "platform",
                     "$/GPU-h", "host", "file"},
                    "llrllllllll");
+  const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
+  bool any_price = false;
   for (const OfferSummary& s : cmp.offers) {
-    offers.add({s.label, s.gpu_model, std::to_string(s.gpu_count), s.interconnect,
-                s.driver.empty() ? "-" : s.driver, s.cuda.empty() ? "-" : s.cuda,
-                s.nccl.empty() ? "-" : s.nccl, s.platform,
-                s.price_per_gpu_hour ? significant(*s.price_per_gpu_hour, 3) : "-",
-                s.host.empty() ? "-" : s.host, s.path});
+    offers.add({s.label, s.gpu_model, std::to_string(s.gpu_count), s.interconnect, dash(s.driver),
+                dash(s.cuda), dash(s.nccl), s.platform,
+                s.price_per_gpu_hour ? significant(*s.price_per_gpu_hour, 3) : "-", dash(s.host),
+                s.path});
+    any_price = any_price || s.price_per_gpu_hour.has_value();
   }
   offers.print(out);
   out << "\n";
-
-  bool any_price = false;
-  for (const OfferSummary& s : cmp.offers)
-    any_price = any_price || s.price_per_gpu_hour.has_value();
-
   for (const OfferTable& t : cmp.tables) {
     out << t.workload << ": " << quantity_name(t.quantity) << "\n";
     const std::string unit = t.quantity.metric.empty() ? "s" : t.quantity.unit;
-    struct Section {
-      std::string title;
-      std::optional<double> OfferCell::*field;
-      int OfferRow::*best;
-      bool as_percent;
-    };
     const std::string per = unit.empty() ? "" : unit + " ";
-    const std::vector<Section> sections = {
+    const std::vector<OfferSection> sections = {
         {"throughput" + (unit.empty() ? std::string() : " [" + unit + "]"), &OfferCell::throughput,
          &OfferRow::best_throughput, false},
         {"scaling efficiency", &OfferCell::efficiency, nullptr, true},
@@ -256,57 +312,16 @@ void render_offers(std::ostream& out, const OfferComparison& cmp) {
         {"per dollar [" + per + "per $/h]", &OfferCell::per_dollar, &OfferRow::best_per_dollar,
          false},
     };
-    for (const Section& section : sections) {
-      // Efficiency at one GPU is 1 by definition: those rows are left out of that section.
-      const bool efficiency = section.field == &OfferCell::efficiency;
-      bool any = false;
-      for (const OfferRow& r : t.rows) {
-        if (efficiency && r.gpus <= 1) continue;
-        for (const OfferCell& c : r.cells) any = any || (c.*(section.field)).has_value();
+    for (const OfferSection& section : sections) {
+      if (!render_offer_section(out, cmp, t, section) &&
+          section.field == &OfferCell::per_dollar && !any_price && !t.quantity.metric.empty()) {
+        out << "  per dollar: give --price LABEL=USD_PER_GPU_HOUR for each offer\n";
       }
-      if (!any) {
-        if (section.field == &OfferCell::per_dollar && !any_price && !t.quantity.metric.empty()) {
-          out << "  per dollar: give --price LABEL=USD_PER_GPU_HOUR for each offer\n";
-        }
-        continue;
-      }
-      out << "  " << section.title << "\n";
-      std::vector<std::string> header = {"params", "gpus"};
-      for (const OfferSummary& s : cmp.offers) header.push_back(s.label);
-      if (section.best) header.push_back("best");
-      std::string align = "lr" + std::string(cmp.offers.size(), 'r') + "l";
-      TextTable table(header, align);
-      for (const OfferRow& r : t.rows) {
-        if (efficiency && r.gpus <= 1) continue;
-        std::vector<std::string> row = {format_params(r.params), std::to_string(r.gpus)};
-        for (const OfferCell& c : r.cells) {
-          std::string text;
-          if (!c.present) {
-            text = "n/a";
-          } else if (c.status != Status::ok) {
-            text = to_string(c.status);
-          } else if (section.field == &OfferCell::throughput && c.throughput) {
-            text = t.quantity.metric.empty() ? format_quantity(*c.throughput, "s")
-                                             : significant(*c.throughput);
-          } else {
-            text = optional_text(c.*(section.field), section.as_percent);
-          }
-          if (c.unreliable && c.status == Status::ok) text += "*";
-          row.push_back(text);
-        }
-        if (section.best) {
-          const int best = r.*(section.best);
-          row.push_back(best >= 0 ? cmp.offers[static_cast<std::size_t>(best)].label : "-");
-        }
-        table.add(row);
-      }
-      table.print(out, 4);
     }
     out << "\n";
   }
   out << "* noisy or throttled in that run. n/a: the offer did not run this point. Per dollar is "
          "throughput / (price per GPU-hour x GPUs).\n";
 }
-
 
 }  // namespace mgbench::reports

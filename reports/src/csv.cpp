@@ -93,9 +93,12 @@ void write_csv(const RunResult& run, std::ostream& out) {
     for (const auto& k : metric_keys) {
       row.push_back(p->metrics.is_object() && p->metrics.contains(k) ? cell(p->metrics[k]) : "");
     }
-    const Json* sc = scaling_row(run, *p);
-    for (const char* k : {"speedup", "efficiency", "karp_flatt", "marginal_efficiency"}) {
-      row.push_back(sc ? cell(json_number(*sc, k)) : "");
+    const ScalingRow* sc = scaling_row(run, *p);
+    for (const std::optional<double>& v :
+         {sc ? std::optional<double>(sc->speedup) : std::nullopt,
+          sc ? std::optional<double>(sc->efficiency) : std::nullopt,
+          sc ? sc->karp_flatt : std::nullopt, sc ? sc->marginal_efficiency : std::nullopt}) {
+      row.push_back(cell(v));
     }
     row.push_back(cell(peak_memory_bytes(*p)));
     for (const auto& k : verify_keys) {

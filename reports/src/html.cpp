@@ -104,94 +104,109 @@ std::string html_chart_grid(const std::vector<std::string>& svgs, bool small) {
   return out + "</div>\n";
 }
 
-std::string render_html_report(const RunResult& run) {
-  const auto charts = build_charts(run);
-  const auto workloads = workloads_of(run);
-  const Table verdicts = verdicts_table(run);
-  const Table doctor = run_doctor_table(run);
-  const auto scaling = scaling_tables(run);
-  const Table points = points_table(run);
-  const auto env = environment_tables(run);
-  std::vector<std::string> telemetry;
-  for (const auto& c : charts) {
-    if (c.section == "telemetry") telemetry.push_back(c.svg);
+namespace {
+
+// The content of the page, built once: the sections render from it.
+struct Content {
+  std::vector<ChartEntry> charts;
+  std::vector<std::string> workloads;
+  Table verdicts, doctor, points;
+  std::vector<Table> scaling, env;
+  std::vector<std::string> telemetry;  // svg elements
+};
+
+Content content_of(const RunResult& run) {
+  Content c;
+  c.charts = build_charts(run);
+  c.workloads = workloads_of(run);
+  c.verdicts = verdicts_table(run);
+  c.doctor = run_doctor_table(run);
+  c.scaling = scaling_tables(run);
+  c.points = points_table(run);
+  c.env = environment_tables(run);
+  for (const auto& chart : c.charts) {
+    if (chart.section == "telemetry") c.telemetry.push_back(chart.svg);
   }
+  return c;
+}
 
+std::vector<std::pair<std::string, std::string>> nav_of(const Content& c) {
   std::vector<std::pair<std::string, std::string>> nav = {{"run", "Run"}};
-  if (!verdicts.empty()) nav.emplace_back("verdicts", "Verdicts");
-  if (!doctor.empty()) nav.emplace_back("doctor", "Doctor");
-  for (const auto& w : workloads) nav.emplace_back("workload-" + slug(w), w);
-  if (!scaling.empty()) nav.emplace_back("scaling", "Scaling");
-  if (!telemetry.empty()) nav.emplace_back("telemetry", "Telemetry");
+  if (!c.verdicts.empty()) nav.emplace_back("verdicts", "Verdicts");
+  if (!c.doctor.empty()) nav.emplace_back("doctor", "Doctor");
+  for (const auto& w : c.workloads) nav.emplace_back("workload-" + slug(w), w);
+  if (!c.scaling.empty()) nav.emplace_back("scaling", "Scaling");
+  if (!c.telemetry.empty()) nav.emplace_back("telemetry", "Telemetry");
   nav.emplace_back("points", "All points");
-  if (!env.empty()) nav.emplace_back("environment", "Environment");
+  if (!c.env.empty()) nav.emplace_back("environment", "Environment");
+  return nav;
+}
 
+// A section holding one table without its own title.
+std::string table_section(const std::string& id, const std::string& title, Table t) {
+  t.title.clear();
+  return section_open(id, title) + render_html(t, 0) + "</section>\n";
+}
+
+std::string workload_section(const RunResult& run, const Content& c, const std::string& w) {
+  std::string out = section_open("workload-" + slug(w), w);
+  std::vector<std::string> svgs;
+  for (const auto& chart : c.charts) {
+    if (chart.section == w) svgs.push_back(chart.svg);
+  }
+  out += html_chart_grid(svgs);
+  for (auto t : workload_tables(run, w)) {
+    if (t.title == w) t.title = "Results";
+    out += render_html(t, 3);
+  }
+  return out + "</section>\n";
+}
+
+std::string environment_section(const Content& c) {
+  if (c.env.empty()) return {};
+  std::string out = section_open("environment", "Environment");
+  for (auto t : c.env) {
+    if (t.title == "Environment") {
+      t.title.clear();
+      out += kv_table(t);
+    } else {
+      out += render_html(t, 3);
+    }
+  }
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html_report(const RunResult& run) {
+  const Content c = content_of(run);
   std::string subtitle = run.host;
   if (!run.started_at.empty()) subtitle += (subtitle.empty() ? "" : " · ") + run.started_at;
   subtitle += (subtitle.empty() ? "" : " · ") + status_counts(run);
   std::string out =
       html_page_begin("mgbench report" + (run.host.empty() ? "" : ": " + run.host), subtitle);
-  out += html_nav(nav);
-  out += "<main>\n";
-
+  out += html_nav(nav_of(c)) + "<main>\n";
   Table summary = run_summary_table(run);
   summary.title.clear();
   out += section_open("run", "Run") + kv_table(summary) + "</section>\n";
-  if (!verdicts.empty()) {
-    Table t = verdicts;
-    t.title.clear();
-    out += section_open("verdicts", "Verdicts") + render_html(t, 0) + "</section>\n";
-  }
-  if (!doctor.empty()) {
-    Table t = doctor;
-    t.title.clear();
-    out += section_open("doctor", "Doctor") + render_html(t, 0) + "</section>\n";
-  }
-  for (const auto& w : workloads) {
-    out += section_open("workload-" + slug(w), w);
-    std::vector<std::string> svgs;
-    for (const auto& c : charts) {
-      if (c.section == w) svgs.push_back(c.svg);
-    }
-    out += html_chart_grid(svgs);
-    for (auto t : workload_tables(run, w)) {
-      if (t.title == w) t.title = "Results";
-      out += render_html(t, 3);
-    }
-    out += "</section>\n";
-  }
-  if (!scaling.empty()) {
+  if (!c.verdicts.empty()) out += table_section("verdicts", "Verdicts", c.verdicts);
+  if (!c.doctor.empty()) out += table_section("doctor", "Doctor", c.doctor);
+  for (const auto& w : c.workloads) out += workload_section(run, c, w);
+  if (!c.scaling.empty()) {
     out += section_open("scaling", "Scaling");
-    for (const auto& t : scaling) out += render_html(t, 3);
+    for (const auto& t : c.scaling) out += render_html(t, 3);
     out += "</section>\n";
   }
-  if (!telemetry.empty()) {
+  if (!c.telemetry.empty()) {
     out += section_open("telemetry", "Telemetry");
     out +=
         "<p class=\"caption\">Shaded: intervals in which the GPU reported a throttle "
         "reason.</p>\n";
-    out += html_chart_grid(telemetry, true) + "</section>\n";
+    out += html_chart_grid(c.telemetry, true) + "</section>\n";
   }
-  {
-    Table t = points;
-    t.title.clear();
-    out += section_open("points", "All points") + render_html(t, 0) + "</section>\n";
-  }
-  if (!env.empty()) {
-    out += section_open("environment", "Environment");
-    for (auto t : env) {
-      if (t.title == "Environment") {
-        t.title.clear();
-        out += kv_table(t);
-      } else {
-        out += render_html(t, 3);
-      }
-    }
-    out += "</section>\n";
-  }
-  out += "</main>\n";
-  out += html_page_end();
-  return out;
+  out += table_section("points", "All points", c.points);
+  out += environment_section(c);
+  return out + "</main>\n" + html_page_end();
 }
 
 void write_html(const RunResult& run, const std::string& path) {

@@ -357,14 +357,19 @@ TEST_CASE("compare: efficiency from the scaling series, side by side", "[compare
   RunResult a = make_run(1.0), b = make_run(1.0, 100);
   a.points.push_back(make_point("synthetic", 1024, 2, 1e-3, 5));
   b.points.push_back(make_point("synthetic", 1024, 2, 1e-3, 6));
-  a.scaling = Json::array({Json{{"workload", "synthetic"},
-                                {"params", {{"size", 1024}}},
-                                {"rows", Json::array({Json{{"gpus", 1}, {"efficiency", 1.0}},
-                                                      Json{{"gpus", 2}, {"efficiency", 0.95}}})}}});
-  b.scaling = Json::array({Json{{"workload", "synthetic"},
-                                {"params", {{"size", 1024}}},
-                                {"rows", Json::array({Json{{"gpus", 1}, {"efficiency", 1.0}},
-                                                      Json{{"gpus", 2}, {"efficiency", 0.80}}})}}});
+  const auto series = [](double efficiency_at_2) {
+    mgbench::ScalingSeries s;
+    s.workload = "synthetic";
+    s.params = {{"size", 1024}};
+    s.metric = "throughput";
+    mgbench::ScalingRow one, two;
+    two.gpus = 2;
+    two.efficiency = efficiency_at_2;
+    s.rows = {one, two};
+    return std::vector<mgbench::ScalingSeries>{s};
+  };
+  a.scaling = series(0.95);
+  b.scaling = series(0.80);
   const auto cmp = mgbench::compare_runs(a, b);
   REQUIRE(cmp.efficiency.size() == 1);
   CHECK(cmp.efficiency[0].gpus == 2);

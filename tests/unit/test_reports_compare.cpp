@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,26 @@ PointResult timed_point(std::size_t index, const std::string& workload, Json par
   return p;
 }
 
+// The presentation the runs carry (what a sweep stores): a size axis for each workload, the
+// first line chart of each is the comparison's metric-vs-size chart.
+std::map<std::string, mgbench::Presentation> presentations() {
+  using namespace mgbench;
+  std::map<std::string, Presentation> out;
+  out["gemm"] = Presentation()
+                    .headline("tflops_aggregate", "TFLOP/s")
+                    .metric(MetricSpec("tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s"))
+                    .metric(MetricSpec("tflops_aggregate", "aggregate TFLOP/s", "TFLOP/s"))
+                    .axis(AxisSpec("size", "matrix size"))
+                    .chart(ChartSpec::scaling())
+                    .chart(ChartSpec::line("size", "tflops_per_gpu"));
+  out["allreduce"] = Presentation()
+                         .headline("busbw_GBps", "GB/s")
+                         .metric(MetricSpec("busbw_GBps", "busbw", "GB/s"))
+                         .axis(AxisSpec("bytes", "message size").format(ValueFormat::bytes).log2())
+                         .chart(ChartSpec::line("busbw", "busbw_GBps"));
+  return out;
+}
+
 // `slow`: factor on the sample times of the points it returns != 1 for.
 template <typename Slow>
 RunResult synthetic_run(const std::string& host, const std::string& driver, unsigned seed,
@@ -71,11 +92,16 @@ RunResult synthetic_run(const std::string& host, const std::string& driver, unsi
   run.environment = {{"versions", {{"driver", driver}, {"nccl_loaded", "2.28.9"}}},
                      {"gpus", {{{"index", 0}, {"name", "NVIDIA H200"}}}},
                      {"host", {{"hostname", host}}}};
-  run.scaling = Json::array();
+  run.presentation = presentations();
   std::size_t index = 0;
   for (const std::string impl : {"cublas", "mgbench"}) {
     for (const int size : {4096, 8192}) {
-      Json rows = Json::array();
+      mgbench::ScalingSeries series;
+      series.workload = "gemm";
+      series.params = {{"dtype", "bf16"}, {"impl", impl}, {"size", size}};
+      series.metric = "tflops_aggregate";
+      series.unit = "TFLOP/s";
+      series.mode = "weak";
       double x1 = 0;
       for (const int gpus : {1, 2, 4}) {
         const Json params = {{"dtype", "bf16"}, {"impl", impl}, {"size", size}};
@@ -85,19 +111,16 @@ RunResult synthetic_run(const std::string& host, const std::string& driver, unsi
         const double per_gpu = 2.0 * std::pow(size, 3) / p.stats.median / 1e12;
         p.metrics = {{"tflops_per_gpu", per_gpu}, {"tflops_aggregate", per_gpu * gpus}};
         if (gpus == 1) x1 = per_gpu;
-        rows.push_back({{"gpus", gpus},
-                        {"throughput", per_gpu * gpus},
-                        {"efficiency", per_gpu / x1},
-                        {"point_index", index}});
+        mgbench::ScalingRow row;
+        row.gpus = gpus;
+        row.throughput = per_gpu * gpus;
+        row.efficiency = per_gpu / x1;
+        row.point_index = index;
+        series.rows.push_back(row);
         run.points.push_back(std::move(p));
         ++index;
       }
-      run.scaling.push_back({{"workload", "gemm"},
-                             {"params", {{"dtype", "bf16"}, {"impl", impl}, {"size", size}}},
-                             {"metric", "tflops_aggregate"},
-                             {"unit", "TFLOP/s"},
-                             {"mode", "weak"},
-                             {"rows", rows}});
+      run.scaling.push_back(std::move(series));
     }
   }
   for (const int gpus : {2, 4}) {
@@ -132,24 +155,33 @@ RunResult synthetic_new() {
 
 struct Rendered {
   std::vector<RunResult> runs;
+  mgbench::Comparison cmp;
+  mgbench::OfferComparison offers;
+  bool offer_mode = false;
   Json doc;
   std::vector<std::string> labels;
   std::string html;
 };
 
+CompareReportInput input_of(const Rendered& r) {
+  std::vector<const RunResult*> ptrs;
+  for (const auto& run : r.runs) ptrs.push_back(&run);
+  if (r.offer_mode) return CompareReportInput(r.offers, ptrs, r.labels);
+  return CompareReportInput(r.cmp, ptrs, r.labels);
+}
+
 Rendered render_pair(RunResult base, RunResult next,
                      std::vector<std::string> labels = {"base", "new"}) {
   Rendered r;
   r.runs = {std::move(base), std::move(next)};
-  mgbench::Comparison cmp = mgbench::compare_runs(r.runs[0], r.runs[1]);
-  cmp.base_label = labels[0];
-  cmp.new_label = labels[1];
-  cmp.base_path = "base.json";
-  cmp.new_path = "new.json";
-  r.doc = mgbench::comparison_to_json(cmp);
+  r.cmp = mgbench::compare_runs(r.runs[0], r.runs[1]);
+  r.cmp.base_label = labels[0];
+  r.cmp.new_label = labels[1];
+  r.cmp.base_path = "base.json";
+  r.cmp.new_path = "new.json";
+  r.doc = mgbench::comparison_to_json(r.cmp);
   r.labels = std::move(labels);
-  const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
-  r.html = mgbench::reports::render_compare_html(CompareReportInput{r.doc, ptrs, r.labels, false});
+  r.html = mgbench::reports::render_compare_html(input_of(r));
   return r;
 }
 
@@ -158,8 +190,6 @@ Rendered render_files(const std::vector<std::string>& names, bool offers,
   Rendered r;
   for (const auto& n : names) r.runs.push_back(mgbench::load_results(kData + n + ".json"));
   r.labels = names;
-  std::vector<const RunResult*> ptrs;
-  for (const auto& run : r.runs) ptrs.push_back(&run);
   if (offers) {
     std::vector<mgbench::Offer> list;
     for (std::size_t i = 0; i < r.runs.size(); ++i) {
@@ -167,14 +197,16 @@ Rendered render_files(const std::vector<std::string>& names, bool offers,
       if (i < prices.size()) o.price_per_gpu_hour = prices[i];
       list.push_back(o);
     }
-    r.doc = mgbench::offers_to_json(mgbench::compare_offers(list));
+    r.offers = mgbench::compare_offers(list);
+    r.offer_mode = true;
+    r.doc = mgbench::offers_to_json(r.offers);
   } else {
-    mgbench::Comparison cmp = mgbench::compare_runs(r.runs[0], r.runs[1]);
-    cmp.base_label = names[0];
-    cmp.new_label = names[1];
-    r.doc = mgbench::comparison_to_json(cmp);
+    r.cmp = mgbench::compare_runs(r.runs[0], r.runs[1]);
+    r.cmp.base_label = names[0];
+    r.cmp.new_label = names[1];
+    r.doc = mgbench::comparison_to_json(r.cmp);
   }
-  r.html = mgbench::reports::render_compare_html(CompareReportInput{r.doc, ptrs, r.labels, offers});
+  r.html = mgbench::reports::render_compare_html(input_of(r));
   return r;
 }
 
@@ -278,9 +310,8 @@ std::string xml_problem(const std::string& xml) {
 TEST_CASE("compare --report FILE.html writes the HTML comparison report",
           "[reports][compare]") {
   const Rendered r = render_files({"base", "slower"}, false);
-  const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.html";
-  mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false});
+  mgbench::reports::write_compare_report_file(path, input_of(r));
   const std::string page = mgbench::test::read_text(path);
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(page.find("mgbench comparison: base") != std::string::npos);
@@ -289,19 +320,16 @@ TEST_CASE("compare --report FILE.html writes the HTML comparison report",
 
 TEST_CASE("compare --report FILE.json still writes the comparison JSON", "[reports][compare]") {
   const Rendered r = render_files({"base", "rerun"}, false);
-  const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.JSON";
-  mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false});
+  mgbench::reports::write_compare_report_file(path, input_of(r));
   CHECK(Json::parse(mgbench::test::read_text(path)) == r.doc);
 }
 
 TEST_CASE("compare --report with another file name is a usage error", "[reports][compare]") {
   const Rendered r = render_files({"base", "rerun"}, false);
-  const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
   const std::string path = mgbench::test::temp_dir("cmp-report") + "/cmp.txt";
-  CHECK_THROWS_AS(
-      mgbench::reports::write_compare_report_file(path, CompareReportInput{r.doc, ptrs, r.labels, false}),
-      mgbench::UsageError);
+  CHECK_THROWS_AS(mgbench::reports::write_compare_report_file(path, input_of(r)),
+                  mgbench::UsageError);
 }
 
 // ---- two runs --------------------------------------------------------------------------------
@@ -401,12 +429,9 @@ TEST_CASE("compare report shows per-point thresholds raised by baseline noise",
             mgbench::load_results(kData + "slower.json")};
   mgbench::NoiseMap noise;
   noise[mgbench::point_key(r.runs[0].points[0])] = mgbench::NoiseEstimate{0.02, 3};
-  const mgbench::Comparison cmp = mgbench::compare_runs(r.runs[0], r.runs[1], {}, &noise);
-  r.doc = mgbench::comparison_to_json(cmp);
+  r.cmp = mgbench::compare_runs(r.runs[0], r.runs[1], {}, &noise);
   r.labels = {"base", "slower"};
-  const std::vector<const RunResult*> ptrs = {&r.runs[0], &r.runs[1]};
-  const std::string html =
-      mgbench::reports::render_compare_html(CompareReportInput{r.doc, ptrs, r.labels, false});
+  const std::string html = mgbench::reports::render_compare_html(input_of(r));
   CHECK(html.find("<th class=\"num\">threshold</th>") != std::string::npos);
   CHECK(html.find("6.0 % (noise 2.0 %)") != std::string::npos);
 }

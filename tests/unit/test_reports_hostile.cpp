@@ -49,21 +49,38 @@ mgbench::RunResult hostile_run() {
   failed.message = kScript + " | *boom* " + kImg;
   failed.metrics = mgbench::Json::object();
   run.points.push_back(failed);
-  run.scaling = mgbench::Json::array(
-      {{{"workload", "gemm"},
-        {"params", run.points[0].params},
-        {"metric", "tflops_aggregate"},
-        {"unit", kImg},
-        {"mode", kScript},
-        {"rows",
-         {{{"gpus", 1}, {"throughput", 700}, {"speedup", 1}, {"efficiency", 1}, {"point_index", 0}},
-          {{"gpus", 2},
-           {"throughput", 1380},
-           {"speedup", 1.97},
-           {"efficiency", 0.985},
-           {"point_index", 2}}}}}});
-  run.verdicts =
-      mgbench::Json::array({{{"workload", "gemm"}, {"text", kScript}, {"anomalies", {kImg}}}});
+  mgbench::ScalingSeries series;
+  series.workload = "gemm";
+  series.params = run.points[0].params;
+  series.metric = "tflops_aggregate";
+  series.unit = kImg;
+  series.mode = kScript;
+  mgbench::ScalingRow one, two;
+  one.throughput = 700;
+  two.gpus = 2;
+  two.throughput = 1380;
+  two.speedup = 1.97;
+  two.efficiency = 0.985;
+  two.point_index = 2;
+  series.rows = {one, two};
+  run.scaling = {series};
+  mgbench::RunVerdict verdict;
+  verdict.workload = "gemm";
+  verdict.text = kScript;
+  verdict.anomalies = {kImg};
+  run.verdicts = {verdict};
+  // A hostile presentation: headers, titles and labels are text, never markup.
+  run.presentation["gemm"] =
+      mgbench::Presentation()
+          .metric(mgbench::MetricSpec("tflops_per_gpu", kScript, kImg))
+          .axis(mgbench::AxisSpec("m", kSvgBreak))
+          .table(mgbench::TableSpec()
+                     .column(mgbench::ColumnSpec::gpus())
+                     .column(mgbench::ColumnSpec::params())
+                     .column(mgbench::ColumnSpec::metric("tflops_per_gpu", kScript))
+                     .tail())
+          .chart(mgbench::ChartSpec::scaling())
+          .chart(mgbench::ChartSpec::line(kImg, "tflops_per_gpu").titled(kSvgBreak));
   run.doctor = {
       {"checks",
        {{{"name", kScript}, {"status", "warn"}, {"finding", kImg}, {"next_step", kSvgBreak}}}}};

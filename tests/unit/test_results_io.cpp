@@ -80,11 +80,11 @@ TEST_CASE("malformed results files give one-line usage errors") {
       mgbench::load_results(write("badpoint.json", "{\"schema_version\":1,\"points\":[{}]}")),
       mgbench::UsageError);
   try {
-    mgbench::load_results(write("v2.json", "{\"schema_version\": 2}"));
+    mgbench::load_results(write("v3.json", "{\"schema_version\": 3}"));
   } catch (const mgbench::UsageError& e) {
     const std::string what = e.what();
     CHECK(what.find('\n') == std::string::npos);
-    CHECK(what.find("schema_version 2") != std::string::npos);
+    CHECK(what.find("schema_version 3") != std::string::npos);
   }
   std::filesystem::remove_all(dir);
 }

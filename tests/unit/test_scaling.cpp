@@ -249,7 +249,7 @@ TEST_CASE("series are grouped by parameters and sorted by workload then paramete
 
 TEST_CASE("scaling series round-trip through JSON with null for absent values") {
   const ScalingSeries s = only(compute_scaling(weak_table(), ScalingMode::weak, lookup));
-  const Json j = mgbench::scaling_to_json({s});
+  const Json j = std::vector<ScalingSeries>{s};
   REQUIRE(j.is_array());
   CHECK(j[0].at("rows")[0].at("karp_flatt").is_null());
   CHECK(j[0].at("rows")[0].at("marginal_efficiency").is_null());
@@ -342,9 +342,33 @@ TEST_CASE("baseline outliers: multi-GPU and failed points are ignored") {
   CHECK(rows[0].at("device") == 3);
 }
 
-TEST_CASE("registry lookup: an unregistered workload has no throughput metric") {
-  CHECK_FALSE(mgbench::registry_throughput("no_such_workload_for_scaling").has_value());
-  CHECK(compute_scaling({point(0, "no_such_workload_for_scaling", kGemmParams, 1, 1.0, 0.1)},
-                        ScalingMode::weak)
-            .empty());
+TEST_CASE("the run's presentation gives the throughput metric, never the registry") {
+  mgbench::RunResult run;
+  run.points = {point(0, "gemm", kGemmParams, 1, 100.0, 0.01),
+                point(1, "gemm", kGemmParams, 2, 190.0, 0.01),
+                point(2, "gemm", kGemmParams, 1, 1.0, 0.1)};
+  run.points[0].workload = run.points[1].workload = "declared";  // metrics as for "gemm"
+  run.points[2].workload = "undeclared";
+  run.presentation["declared"] = mgbench::Presentation().headline("tflops_aggregate", "TFLOP/s");
+  const auto lookup_of_run = mgbench::presentation_throughput(run);
+  REQUIRE(lookup_of_run("declared").has_value());
+  CHECK(lookup_of_run("declared")->unit == "TFLOP/s");
+  CHECK_FALSE(lookup_of_run("undeclared").has_value());
+  const auto series = compute_scaling(run.points, ScalingMode::weak, lookup_of_run);
+  REQUIRE(series.size() == 1);
+  CHECK(series[0].workload == "declared");
+  CHECK(series[0].rows[1].efficiency == Approx(0.95));
+}
+
+TEST_CASE("a run without presentation takes the headline from its scaling series") {
+  mgbench::RunResult run;
+  run.points = {point(0, "old", kGemmParams, 1, 100.0, 0.01)};
+  ScalingSeries stored;
+  stored.workload = "old";
+  stored.metric = "tflops_aggregate";
+  stored.unit = "TFLOP/s";
+  run.scaling = {stored};
+  const auto found = mgbench::presentation_throughput(run)("old");
+  REQUIRE(found.has_value());
+  CHECK(found->name == "tflops_aggregate");
 }

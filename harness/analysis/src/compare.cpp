@@ -13,7 +13,6 @@
 #include <utility>
 
 #include "mgbench/core/error.hpp"
-#include "mgbench/model/workload.hpp"
 
 namespace mgbench {
 namespace {
@@ -565,10 +564,10 @@ Quantity quantity_for(const std::string& workload, const CompareOptions& options
     if (it->second.empty()) return Quantity{"", "s", false};
     return Quantity{it->second, "", true};
   }
-  if (const Workload* w = find_workload(workload)) {
-    if (!w->throughput_metric().empty()) {
-      return Quantity{w->throughput_metric(), w->throughput_unit(), true};
-    }
+  const auto headline = options.headlines.find(workload);
+  if (headline != options.headlines.end() && !headline->second.name.empty()) {
+    const MetricSpec& m = headline->second;
+    return Quantity{m.name, m.unit, m.better_ == Better::higher};
   }
   return Quantity{"", "s", false};
 }
@@ -633,7 +632,8 @@ std::string unreliable_reason(const PointResult& point, double limit, bool power
   return text;
 }
 
-NoiseMap estimate_noise(const std::vector<const RunResult*>& runs, const CompareOptions& options) {
+NoiseMap estimate_noise(const std::vector<const RunResult*>& runs, const CompareOptions& given) {
+  const CompareOptions options = with_headlines(given, runs);
   std::map<std::string, std::vector<double>> values;
   for (const RunResult* run : runs) {
     std::set<std::string> seen;
@@ -674,7 +674,7 @@ std::string efficiency_key(const std::string& workload, const Params& params, in
 namespace {
 std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOptions& options) {
   std::vector<EffEntry> out;
-  collect_scaling(run.scaling, "", Json::object(), out);
+  collect_scaling(Json(run.scaling), "", Json::object(), out);
   std::set<std::string> workloads_with_rows;
   for (const EffEntry& e : out) workloads_with_rows.insert(e.workload);
   // Fallback for workloads the run has no scaling rows for: X(N) / (N X(1)).
@@ -701,7 +701,8 @@ std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOp
 }
 }  // namespace
 
-std::map<std::string, double> efficiencies(const RunResult& run, const CompareOptions& options) {
+std::map<std::string, double> efficiencies(const RunResult& run, const CompareOptions& given) {
+  const CompareOptions options = with_headlines(given, {&run});
   std::map<std::string, double> out;
   for (const EffEntry& e : collect_efficiencies(run, options)) {
     out.emplace(efficiency_key(e.workload, e.params, e.gpus), e.value);
@@ -709,8 +710,9 @@ std::map<std::string, double> efficiencies(const RunResult& run, const CompareOp
   return out;
 }
 
-Comparison compare_runs(const RunResult& base, const RunResult& next, const CompareOptions& options,
+Comparison compare_runs(const RunResult& base, const RunResult& next, const CompareOptions& given,
                         const NoiseMap* noise) {
+  const CompareOptions options = with_headlines(given, {&base, &next});
   Comparison cmp;
   cmp.options = options;
   cmp.environment = diff_runs(base, next, options);
@@ -1007,7 +1009,10 @@ std::optional<double> point_efficiency(const std::vector<EffEntry>& entries, con
 }
 }  // namespace
 
-OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOptions& options) {
+OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOptions& given) {
+  std::vector<const RunResult*> runs;
+  for (const Offer& offer : offers) runs.push_back(offer.run);
+  const CompareOptions options = with_headlines(given, runs);
   OfferComparison result;
   for (const Offer& offer : offers) result.offers.push_back(summarize_offer(offer));
 

@@ -97,6 +97,69 @@ std::string breakdown_text(const PointResult* point, int gpus) {
   return text;
 }
 
+
+// "8 GPUs give 7.1x (89 %)." or the 1-GPU sentence.
+std::string headline_text(const ScalingSeries& s) {
+  const ScalingRow& last = s.rows.back();
+  if (last.gpus <= 1) {
+    return "measured on 1 GPU only (" + number(last.throughput) + " " + s.unit +
+           "); no scaling figure.";
+  }
+  return gpus_text(last.gpus) + " give " + fixed(last.speedup, 1) + "x (" +
+         percent(last.efficiency) + ")" + (s.mode == "strong" ? " at a fixed global batch" : "") +
+         ".";
+}
+
+// Appends the baseline-each outliers of the series' 1-GPU parameters; true when any.
+bool add_outliers(const ScalingSeries& s, const Params& base_params,
+                  const std::vector<Json>& outliers, std::string& text) {
+  bool slow = false;
+  for (const Json& o : outliers) {
+    if (!o.is_object() || o.value("workload", std::string()) != s.workload) continue;
+    if (!o.contains("params") || o.at("params") != base_params) continue;
+    const Json device = o.value("device", Json()), best = o.value("best_device", Json());
+    const Json deficit = o.value("deficit", Json());
+    if (!device.is_number_integer() || !best.is_number_integer() || !deficit.is_number()) {
+      continue;
+    }
+    text += " GPU " + device.dump() + " is " + percent(deficit.get<double>()) +
+            " slower than the best GPU (GPU " + best.dump() + ").";
+    slow = true;
+  }
+  return slow;
+}
+
+// Super-linear efficiency, collapse and falling throughput: sentences and codes.
+void add_anomalies(const ScalingSeries& s, RunVerdict& v) {
+  std::vector<std::string> super_linear, collapse, drops;
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    const ScalingRow& row = s.rows[i];
+    if (row.gpus <= 1) continue;
+    const std::string at = gpus_text(row.gpus) + " (" + percent(row.efficiency) + ")";
+    if (row.efficiency > kSuperLinearEfficiency) super_linear.push_back(at);
+    if (row.efficiency < kCollapseEfficiency) collapse.push_back(at);
+    if (i > 0 && row.throughput < s.rows[i - 1].throughput) {
+      drops.push_back("from " + std::to_string(s.rows[i - 1].gpus) + " to " +
+                      gpus_text(row.gpus) + " (" + number(s.rows[i - 1].throughput) + " -> " +
+                      number(row.throughput) + " " + s.unit + ")");
+    }
+  }
+  if (!super_linear.empty()) {
+    v.text += " Anomaly: super-linear efficiency at " + join_words(super_linear) +
+              "; check whether the 1-GPU baseline was slowed (throttling, noise).";
+    v.anomalies.push_back(kAnomalySuperLinear);
+  }
+  if (!collapse.empty()) {
+    v.text += " Anomaly: scaling collapses at " + join_words(collapse) +
+              ": less than half of the GPUs' combined capacity is used.";
+    v.anomalies.push_back(kAnomalyCollapse);
+  }
+  if (!drops.empty()) {
+    v.text += " Anomaly: throughput falls " + join_words(drops) + ".";
+    v.anomalies.push_back(kAnomalyNonMonotonic);
+  }
+}
+
 }  // namespace
 
 std::string verdict_label(const ScalingSeries& series, const std::vector<ScalingSeries>& all) {
@@ -126,89 +189,36 @@ std::string verdict_label(const ScalingSeries& series, const std::vector<Scaling
   return label;
 }
 
-Json compute_verdicts(const std::vector<ScalingSeries>& series,
-                      const std::vector<PointResult>& points, const std::vector<Json>& outliers) {
+std::vector<RunVerdict> compute_verdicts(const std::vector<ScalingSeries>& series,
+                                         const std::vector<PointResult>& points,
+                                         const std::vector<Json>& outliers) {
   std::map<std::size_t, const PointResult*> by_index;
   for (const PointResult& p : points) by_index.emplace(p.index, &p);
   const auto find_point = [&](std::size_t index) -> const PointResult* {
     const auto it = by_index.find(index);
     return it == by_index.end() ? nullptr : it->second;
   };
-
-  Json verdicts = Json::array();
+  std::vector<RunVerdict> verdicts;
   for (const ScalingSeries& s : series) {
     if (s.rows.empty()) continue;
     const ScalingRow& last = s.rows.back();
+    RunVerdict v;
+    v.workload = s.workload;
+    v.params = s.params;
+    v.mode = s.mode;
+    v.metric = s.metric;
+    v.unit = s.unit;
+    v.gpus_max = last.gpus;
+    v.speedup = last.speedup;
+    v.efficiency = last.efficiency;
     const std::string label = verdict_label(s, series);
-    std::string text = s.workload + (label.empty() ? "" : " " + label) + ": ";
-    Json anomalies = Json::array();
-
-    if (last.gpus <= 1) {
-      text += "measured on 1 GPU only (" + number(last.throughput) + " " + s.unit +
-              "); no scaling figure.";
-    } else {
-      text += gpus_text(last.gpus) + " give " + fixed(last.speedup, 1) + "x (" +
-              percent(last.efficiency) + ")" +
-              (s.mode == "strong" ? " at a fixed global batch" : "") + ".";
-    }
-    text += breakdown_text(find_point(last.point_index), last.gpus);
-
-    // Outliers of the baseline-each rule for this series' 1-GPU parameters.
+    v.text = s.workload + (label.empty() ? "" : " " + label) + ": " + headline_text(s) +
+             breakdown_text(find_point(last.point_index), last.gpus);
     const PointResult* base = find_point(s.rows.front().point_index);
-    const Params& base_params = base != nullptr ? base->params : s.params;
-    bool slow = false;
-    for (const Json& o : outliers) {
-      if (!o.is_object() || o.value("workload", std::string()) != s.workload) continue;
-      if (!o.contains("params") || o.at("params") != base_params) continue;
-      const Json device = o.value("device", Json()), best = o.value("best_device", Json());
-      const Json deficit = o.value("deficit", Json());
-      if (!device.is_number_integer() || !best.is_number_integer() || !deficit.is_number()) {
-        continue;
-      }
-      text += " GPU " + device.dump() + " is " + percent(deficit.get<double>()) +
-              " slower than the best GPU (GPU " + best.dump() + ").";
-      slow = true;
-    }
-
-    std::vector<std::string> super_linear, collapse, drops;
-    for (std::size_t i = 0; i < s.rows.size(); ++i) {
-      const ScalingRow& row = s.rows[i];
-      if (row.gpus <= 1) continue;
-      const std::string at = gpus_text(row.gpus) + " (" + percent(row.efficiency) + ")";
-      if (row.efficiency > kSuperLinearEfficiency) super_linear.push_back(at);
-      if (row.efficiency < kCollapseEfficiency) collapse.push_back(at);
-      if (i > 0 && row.throughput < s.rows[i - 1].throughput) {
-        drops.push_back("from " + std::to_string(s.rows[i - 1].gpus) + " to " +
-                        gpus_text(row.gpus) + " (" + number(s.rows[i - 1].throughput) +
-                        " -> " + number(row.throughput) + " " + s.unit + ")");
-      }
-    }
-    if (!super_linear.empty()) {
-      text += " Anomaly: super-linear efficiency at " + join_words(super_linear) +
-              "; check whether the 1-GPU baseline was slowed (throttling, noise).";
-      anomalies.push_back(kAnomalySuperLinear);
-    }
-    if (!collapse.empty()) {
-      text += " Anomaly: scaling collapses at " + join_words(collapse) +
-              ": less than half of the GPUs' combined capacity is used.";
-      anomalies.push_back(kAnomalyCollapse);
-    }
-    if (!drops.empty()) {
-      text += " Anomaly: throughput falls " + join_words(drops) + ".";
-      anomalies.push_back(kAnomalyNonMonotonic);
-    }
-    if (slow) anomalies.push_back(kAnomalySlowGpu);
-
-    verdicts.push_back(Json{{"workload", s.workload},
-                            {"params", s.params},
-                            {"mode", s.mode},
-                            {"metric", s.metric},
-                            {"unit", s.unit},
-                            {"text", text},
-                            {"anomalies", anomalies},
-                            {"gpus_max", last.gpus},
-                            {"speedup", last.speedup},
-                            {"efficiency", last.efficiency}});
+    const bool slow = add_outliers(s, base != nullptr ? base->params : s.params, outliers, v.text);
+    add_anomalies(s, v);
+    if (slow) v.anomalies.push_back(kAnomalySlowGpu);
+    verdicts.push_back(std::move(v));
   }
   return verdicts;
 }

@@ -240,7 +240,8 @@ int cmd_compare(int argc, char** argv) {
       reports::render_offers(std::cout, cmp);
     }
     if (!report.empty())
-      reports::write_compare_report_file(report, reports::CompareReportInput{document, run_ptrs, labels, true});
+      reports::write_compare_report_file(report,
+                                         reports::CompareReportInput(cmp, run_ptrs, labels));
     return static_cast<int>(ExitCode::ok);
   }
 
@@ -268,8 +269,11 @@ int cmd_compare(int argc, char** argv) {
   } else {
     reports::render_comparison(std::cout, cmp);
   }
-  if (!report.empty())
-    reports::write_compare_report_file(report, reports::CompareReportInput{document, run_ptrs, labels, false});
+  if (!report.empty()) {
+    reports::CompareReportInput input(cmp, run_ptrs, labels);
+    input.document = &document;  // with the baselines
+    reports::write_compare_report_file(report, input);
+  }
   return comparison_exit_code(cmp);
 }
 

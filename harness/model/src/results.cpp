@@ -136,7 +136,7 @@ void from_json(const Json& j, PointResult& p) {
 }
 
 void to_json(Json& j, const RunResult& r) {
-  j = Json{{"schema_version", r.schema_version},
+  j = Json{{"schema_version", kSchemaVersion},  // a version-1 run is written in the current form
            {"tool", r.tool},
            {"argv", r.argv},
            {"started_at", r.started_at},
@@ -150,6 +150,7 @@ void to_json(Json& j, const RunResult& r) {
            {"scaling", r.scaling},
            {"verdicts", r.verdicts},
            {"summaries", r.summaries},
+           {"presentation", r.presentation},
            {"doctor", r.doctor},
            {"telemetry_series", r.telemetry_series}};
 }
@@ -160,9 +161,10 @@ void from_json(const Json& j, RunResult& r) {
     throw UsageError("results document has no integer schema_version");
   }
   r.schema_version = j.at("schema_version").get<int>();
-  if (r.schema_version != kSchemaVersion) {
-    throw UsageError(fmt::format("unsupported results schema_version {} (this mgbench reads {})",
-                                 r.schema_version, kSchemaVersion));
+  if (r.schema_version < kOldestSchemaVersion || r.schema_version > kSchemaVersion) {
+    throw UsageError(fmt::format(
+        "unsupported results schema_version {} (this mgbench reads {} to {})", r.schema_version,
+        kOldestSchemaVersion, kSchemaVersion));
   }
   try {
     r.tool = j.value("tool", Json::object());
@@ -175,9 +177,10 @@ void from_json(const Json& j, RunResult& r) {
     r.settings = j.value("settings", Json::object());
     r.plan = j.value("plan", Json::object());
     r.points = j.at("points").get<std::vector<PointResult>>();
-    r.scaling = j.value("scaling", Json::array());
-    r.verdicts = j.value("verdicts", Json::array());
+    r.scaling = j.value("scaling", std::vector<ScalingSeries>{});
+    r.verdicts = j.value("verdicts", std::vector<RunVerdict>{});
     r.summaries = j.value("summaries", Json::object());
+    r.presentation = j.value("presentation", std::map<std::string, Presentation>{});
     r.doctor = j.contains("doctor") ? j.at("doctor") : Json();
     r.telemetry_series = j.contains("telemetry_series") ? j.at("telemetry_series") : Json();
   } catch (const UsageError&) {

@@ -133,6 +133,17 @@ Workload& Workload::throughput(std::string metric, std::string unit) {
   throughput_unit_ = std::move(unit);
   return *this;
 }
+Workload& Workload::present(Presentation presentation) {
+  presentation_ = std::move(presentation);
+  return *this;
+}
+Presentation Workload::presentation() const {
+  Presentation p = presentation_;
+  if (!p.headline_ && !throughput_metric_.empty()) {
+    p.headline(throughput_metric_, throughput_unit_);
+  }
+  return p;
+}
 Workload& Workload::expand(ExpandFn fn) {
   expand_ = std::move(fn);
   return *this;

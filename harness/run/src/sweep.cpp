@@ -63,14 +63,26 @@ bool add_summaries(RunResult& run) {
   return ok;
 }
 
+// The presentation of every workload that has points: results.json says how to show itself.
+void add_presentation(RunResult& run) {
+  for (const auto& p : run.points) {
+    if (run.presentation.count(p.workload) != 0) continue;
+    if (const Workload* w = find_workload(p.workload)) {
+      run.presentation.emplace(p.workload, w->presentation());
+    }
+  }
+}
+
 void add_scaling(const SweepOptions& options, RunResult& run) {
-  const auto series = compute_scaling(run.points, options.scaling);
-  run.scaling = scaling_to_json(series);
+  const ThroughputLookup throughput = presentation_throughput(run);
+  const auto series = compute_scaling(run.points, options.scaling, throughput);
+  run.scaling = series;
   std::vector<PointResult> single;
   for (const auto& p : run.points) {
     if (p.gpus == 1) single.push_back(p);
   }
-  const auto outliers = options.baseline_each ? baseline_outliers(single) : std::vector<Json>{};
+  const auto outliers = options.baseline_each ? baseline_outliers(single, 0.05, throughput)
+                                              : std::vector<Json>{};
   if (options.baseline_each) run.summaries["baseline_each"] = outliers;
   run.verdicts = compute_verdicts(series, run.points, outliers);
 }
@@ -79,6 +91,7 @@ void add_scaling(const SweepOptions& options, RunResult& run) {
 
 int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                  const RunSinks& sinks) {
+  add_presentation(run);
   bool ok = add_summaries(run);
   ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&

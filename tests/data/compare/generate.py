@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the synthetic results files of tests/data/compare (deterministic; schema_version 1).
+"""Writes the synthetic results files of tests/data/compare (deterministic; schema_version 2).
 
 usage: generate.py OUT_DIR
 base.json    1-GPU GEMM bf16 at sizes 4096 and 8192, driver 570.86.15.
@@ -7,13 +7,17 @@ rerun.json   the same configuration again (other noise): `compare` says same, ex
 slower.json  8 % longer sample times, driver 580.65.06 and a new VBIOS: slower, exit 1.
 cloud.json   3 % slower, in a KVM guest: a third offer for `compare --offers` / --price.
 The GPU reports power capping (sw_power_cap, throttle_fraction 0.4): by default not throttling.
+Each file carries GEMM's presentation as a sweep stores it (presentation.json here).
 """
 import json
+import os
 import random
 import statistics
 import sys
 
 out = sys.argv[1]
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "presentation.json")) as f:
+    PRESENTATION = json.load(f)
 def stats(s):
     s2 = sorted(s); n = len(s2)
     def pct(q):
@@ -68,7 +72,7 @@ def run(name, seed, factor, driver, host="gpu-node-1", started="2025-03-01T10:00
                                     "throttle_reasons": ["sw_power_cap"]}]},
             "extra": {}, "wall_s": 1.5, "started_at": started,
         })
-    doc = {"schema_version": 1,
+    doc = {"schema_version": 2,
            "tool": {"name": "mgbench", "version": "0.1.0", "git_revision": "synthetic"},
            "argv": ["mgbench", "sweep", "--gpus", "1", "--workloads", "gemm", "--dtypes", "bf16"],
            "started_at": started, "finished_at": started.replace("10:00", "10:01"),
@@ -76,7 +80,8 @@ def run(name, seed, factor, driver, host="gpu-node-1", started="2025-03-01T10:00
            "settings": {"min_samples": 10, "min_time_s": 0.5, "max_time_s": 5.0, "max_noise": 0.005,
                         "profile": "standard"},
            "plan": {"total_points": 2}, "points": points, "scaling": [], "verdicts": [],
-           "summaries": {}, "doctor": None, "telemetry_series": None}
+           "summaries": {}, "presentation": PRESENTATION, "doctor": None,
+           "telemetry_series": None}
     with open(f"{out}/{name}.json", "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")

@@ -1,6 +1,7 @@
 #pragma once
-// End-of-sweep console output: one table per workload (all-reduce: nccl-tests style tables
-// per dtype plus the plateau busbw), then the verdicts. Plain text unless colour is asked for.
+// End-of-sweep console output: the tables each workload's presentation declares (one per value
+// of its split parameters, then its summary tables), then the verdicts. Plain text unless colour
+// is asked for.
 #include <ostream>
 
 #include "mgbench/model/results.hpp"

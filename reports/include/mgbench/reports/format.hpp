@@ -44,7 +44,7 @@ std::optional<double> json_path_number(const Json& object, const std::vector<std
 std::string json_string(const Json& object, const std::string& key,
                         const std::string& fallback = "");
 
-// "dtype=bf16 impl=cublas" from a parameter object (keys in object order).
+// "dtype=bf16 mode=pinned" from a parameter object (keys in object order).
 std::string params_label(const Json& params, const std::vector<std::string>& only = {});
 // Compact label for charts and legends: text values bare, numbers as "batch 256", booleans
 // as "overlap on", "inplace" as in-place/out-of-place, and M = N = K collapsed to "size 8192".

@@ -1,7 +1,8 @@
 #pragma once
 // The content of a report, independent of its format: which workloads a run holds, their
-// tables (console, Markdown and HTML render the same tables), and lookups into the scaling
-// tables, telemetry summaries and memory figures of each point.
+// tables (console, Markdown and HTML render the same tables, built from each workload's
+// presentation), and lookups into the scaling tables, telemetry summaries and memory figures of
+// each point.
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,17 +23,22 @@ std::string fixed_params_label(const std::vector<const PointResult*>& points);
 
 // The row of RunResult::scaling that matches a point (same workload, series parameters a
 // subset of the point's, same GPU count); nullptr when none.
-const Json* scaling_row(const RunResult& run, const PointResult& point);
-
-// The throughput metric of a workload: from the scaling series when present, else the
-// known defaults (gemm: tflops_per_gpu / tflops_aggregate, allreduce: busbw_GBps, train_step:
-// samples_per_s).
-struct ThroughputMetric {
-  std::string per_gpu;    // metric name, may be empty
-  std::string aggregate;  // metric name, may be empty
-  std::string unit;       // "TFLOP/s"
-};
-ThroughputMetric throughput_metric(const RunResult& run, const std::string& workload);
+const ScalingRow* scaling_row(const RunResult& run, const PointResult& point);
+// Parameter names in display order: text and boolean ones first, numbers after; within each,
+// the keys of `grouped` last in that order, the rest by name.
+std::vector<std::string> order_params(std::vector<std::string> keys,
+                                      const std::vector<const PointResult*>& points,
+                                      const std::vector<std::string>& grouped = {});
+// True when no point has a non-numeric value for `key`.
+bool is_numeric_param(const std::vector<const PointResult*>& points, const std::string& key);
+// The point's median time ("1.461 ms") and noise ("0.25 %"); empty without samples.
+std::string median_text(const PointResult& point);
+std::string noise_text(const PointResult& point);
+// "0-7", "0,2-3": runs of consecutive ordinals collapsed.
+std::string devices_text(const std::vector<int>& devices);
+// A value as the format hint says (number/rate: `digits` significant digits; fixed, percent:
+// `digits` decimals; time in s/ms/us; bytes in binary units; count without decimals).
+std::string format_value(double value, ValueFormat format, int digits = 4);
 
 // Telemetry summary of a point over its GPUs (nullopt when absent).
 struct TelemetrySummary {
@@ -57,10 +63,13 @@ std::string status_text(const PointResult& point);
 
 // Console/Markdown/HTML tables.
 Table run_summary_table(const RunResult& run);
-// One table per workload (all-reduce: one per dtype plus the plateau table).
+// The tables of one workload as its presentation declares them (a table per value of the
+// declared split parameters), then its run-level summary tables.
 std::vector<Table> workload_tables(const RunResult& run, const std::string& workload);
 // One table per workload with scaling series: speedup, efficiency, Karp-Flatt, marginal.
 std::vector<Table> scaling_tables(const RunResult& run);
+// Parameters that differ between scaling series (of one workload): their labels.
+std::vector<std::string> scaling_varying_params(const std::vector<const ScalingSeries*>& series);
 Table verdicts_table(const RunResult& run);
 // The doctor checks stored with the run (doctor_render.hpp's table), titled "Doctor".
 Table run_doctor_table(const RunResult& run);

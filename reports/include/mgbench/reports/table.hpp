@@ -19,7 +19,7 @@ struct Column {
 };
 
 struct Table {
-  std::string title;    // e.g. "gemm" (rendered as a heading by Markdown/HTML, a line by console)
+  std::string title;    // e.g. a workload (rendered as a heading by Markdown/HTML, a line by console)
   std::string caption;  // one line under the title (fixed parameters...)
   std::vector<Column> columns;
   std::vector<std::vector<std::string>> rows;

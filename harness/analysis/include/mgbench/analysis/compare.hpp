@@ -14,8 +14,8 @@
 //           (and both agree on the direction).
 //   faster  the same in the good direction.
 //   same    otherwise.
-// The compared quantity is the workload's throughput metric (Workload::throughput_metric(),
-// higher is better) when both points carry it with a positive value, else the median time per
+// The compared quantity is the workload's headline metric, from the runs' presentation (its
+// better direction) when both points carry it with a positive value, else the median time per
 // op (lower is better).
 // The samples are times either way; the rank test is the same for times and throughputs.
 //
@@ -46,9 +46,16 @@ struct CompareOptions {
   bool power_cap_throttles = false;  // count time at the software power cap as throttled
   bool env_all = false;              // environment diff: keep volatile fields (times, serials...)
   bool env_hostname = false;         // environment diff: show a changed host name
-  // workload -> metric name compared (overrides the registry; "" compares time).
+  // workload -> metric name compared (overrides the headline; "" compares time).
   std::map<std::string, std::string> metrics;
+  // workload -> headline metric of the runs' presentation (presentation_for; the first run that
+  // has one wins). compare_runs, estimate_noise, efficiencies and compare_offers add
+  // those of their runs (with_headlines).
+  std::map<std::string, MetricSpec> headlines;
 };
+
+// `options` plus the headline metric of every workload of `runs` not yet in options.headlines.
+CompareOptions with_headlines(CompareOptions options, const std::vector<const RunResult*>& runs);
 
 // ---- environment diff ----------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 #pragma once
-// Scaling analysis across GPU counts (DESIGN.md "Metrics", issue 5), with X = throughput (the
-// workload's registered throughput metric) and T = time (the point's median):
+// Scaling analysis across GPU counts, with X = throughput (the headline metric of the
+// workload's presentation) and T = time (the point's median):
 //   weak   (per-GPU work fixed):  S(N) = X(N) / X(1),  E(N) = S(N) / N
 //   strong (global work fixed):   S(N) = T(1) / T(N),  E(N) = T(1) / (N T(N))
 //   Karp-Flatt serial fraction    e(N) = (1/S - 1/N) / (1 - 1/N)        (N > 1)
@@ -12,6 +12,7 @@
 
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/model/scaling_series.hpp"
 
 namespace mgbench {
 
@@ -19,43 +20,15 @@ enum class ScalingMode { weak, strong };
 const char* to_string(ScalingMode mode);
 ScalingMode scaling_mode_from_string(const std::string& text);  // throws UsageError
 
-struct ScalingRow {
-  int gpus = 1;
-  double throughput = 0;  // X(N), in the series' unit
-  double time_s = 0;      // T(N), the point's median
-  double speedup = 1;
-  double efficiency = 1;
-  std::optional<double> karp_flatt;           // N > 1 only
-  std::optional<double> marginal_efficiency;  // when N/2 is in the series
-  std::size_t point_index = 0;                // PointResult::index of the point behind the row
-};
-
-struct ScalingSeries {
-  std::string workload;
-  // Weak: the points' parameters. Strong with a per-GPU "batch" parameter: the points'
-  // parameters with "batch" replaced by "global_batch" (= batch x gpus).
-  mgbench::Params params = Json::object();
-  std::string metric;
-  std::string unit;
-  std::string mode;  // "weak" or "strong"
-  std::vector<ScalingRow> rows;  // ascending gpus; rows[0] is the 1-GPU baseline
-};
-
-void to_json(Json& j, const ScalingRow& row);
-void from_json(const Json& j, ScalingRow& row);
-void to_json(Json& j, const ScalingSeries& series);
-void from_json(const Json& j, ScalingSeries& series);
-// The array stored in RunResult::scaling.
-Json scaling_to_json(const std::vector<ScalingSeries>& series);
-
 struct ThroughputMetric {
   std::string name;
   std::string unit;
 };
 // Workload name -> its throughput metric, nullopt when it has none.
 using ThroughputLookup = std::function<std::optional<ThroughputMetric>(const std::string&)>;
-// The workload registry's answer (find_workload(name)->throughput_metric()).
-std::optional<ThroughputMetric> registry_throughput(const std::string& workload);
+// The headline metric of each workload's presentation in `run` (presentation_for); the lookup
+// refers to `run`, which must outlive it.
+ThroughputLookup presentation_throughput(const RunResult& run);
 
 // Groups the `ok` points by workload + canonical params across GPU counts; one series per group
 // that has a 1-GPU point with a positive throughput (groups without one get no series: there is
@@ -67,8 +40,6 @@ std::optional<ThroughputMetric> registry_throughput(const std::string& workload)
 // (GEMM shapes, all-reduce sizes) and are analysed as weak scaling (their series says "weak").
 // Series are sorted by workload, then by canonical params.
 std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,
-                                           ScalingMode mode);
-std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,
                                            ScalingMode mode, const ThroughputLookup& lookup);
 
 // Baseline-each outlier rule: among ok 1-GPU points with the same workload + params run alone
@@ -76,8 +47,6 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& point
 // best device. A device measured more than once counts with its best throughput. Rows:
 // {workload, params, metric, unit, device, throughput, best_device, best, deficit}
 // with deficit = 1 - throughput / best; sorted by workload, params, device.
-std::vector<Json> baseline_outliers(const std::vector<PointResult>& single_gpu_points,
-                                    double threshold = 0.05);
 std::vector<Json> baseline_outliers(const std::vector<PointResult>& single_gpu_points,
                                     double threshold, const ThroughputLookup& lookup);
 

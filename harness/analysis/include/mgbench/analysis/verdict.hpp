@@ -1,5 +1,5 @@
 #pragma once
-// Plain-words verdict per workload and parameter set (issue 5), e.g.
+// Plain-words verdict per workload and parameter set, e.g.
 //   "train_step bf16 batch 64: 8 GPUs give 7.1x (89 %). Exposed communication is 9 % of the
 //    step; overlap hides 71 % of all-reduce time. GPU 3 is 7 % slower than the best GPU (GPU 0)."
 #include <string>
@@ -25,13 +25,13 @@ inline constexpr double kCollapseEfficiency = 0.5;
 // workload has a single parameter set.
 std::string verdict_label(const ScalingSeries& series, const std::vector<ScalingSeries>& all);
 
-// One verdict per series, in the series' order:
-//   {workload, params, mode, metric, unit, text, anomalies: [codes], gpus_max, speedup,
-//    efficiency}
+// One verdict per series, in the series' order (RunVerdict: text, anomaly codes, the largest
+// GPU count's speedup and efficiency).
 // `points` supplies the step-time breakdown of the largest-N point (metrics step_time_s,
 // exposed_comm_s, overlap_ratio, h2d_s, optimizer_s, when present), matched by plan index;
 // `outliers` are baseline_outliers() rows, matched by workload + the 1-GPU point's params.
-Json compute_verdicts(const std::vector<ScalingSeries>& series,
-                      const std::vector<PointResult>& points, const std::vector<Json>& outliers);
+std::vector<RunVerdict> compute_verdicts(const std::vector<ScalingSeries>& series,
+                                         const std::vector<PointResult>& points,
+                                         const std::vector<Json>& outliers);
 
 }  // namespace mgbench

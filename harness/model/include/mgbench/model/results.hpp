@@ -1,16 +1,21 @@
 #pragma once
 // The results model: one point (workload x parameters x device set) and one run.
 // Serialised as the versioned JSON document described by harness/schema/results.schema.json.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/presentation.hpp"
+#include "mgbench/model/scaling_series.hpp"
 #include "mgbench/model/stats.hpp"
 
 namespace mgbench {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: "presentation" added. Version 1 files are still read (without presentation).
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kOldestSchemaVersion = 1;
 
 enum class Status { ok, skipped, waived, oom, wrong, failed, timeout };
 const char* to_string(Status status);
@@ -53,7 +58,7 @@ void from_json(const Json& j, PointResult& p);  // throws UsageError on malforme
 void to_json(Json& j, const Statistics& s);
 void from_json(const Json& j, Statistics& s);
 
-// A whole run. Fields that later modules fill stay JSON so the model does not depend on them.
+// A whole run.
 struct RunResult {
   int schema_version = kSchemaVersion;
   Json tool = Json::object();         // {"name","version","git_revision","build":{...}}
@@ -64,9 +69,12 @@ struct RunResult {
   Json settings = Json::object();     // profile, stopping criteria, isolation...
   Json plan = Json::object();         // groups and points as planned
   std::vector<PointResult> points;
-  Json scaling = Json::array();       // scaling tables
-  Json verdicts = Json::array();      // plain-words verdicts
-  Json summaries = Json::object();    // workload -> run-level summary (Workload::summarize)
+  std::vector<ScalingSeries> scaling;  // scaling tables (mgbench/analysis/scaling.hpp)
+  std::vector<RunVerdict> verdicts;    // plain-words verdicts (mgbench/analysis/verdict.hpp)
+  // workload -> run-level summary rows (Workload::summarize), shown as the presentation's
+  // SummarySpec tables; "baseline_each": the baseline outliers.
+  Json summaries = Json::object();
+  std::map<std::string, Presentation> presentation;  // workload -> how to show it
   Json doctor;                        // doctor checks, null when skipped
   Json telemetry_series;              // down-sampled time series, null when off
   bool interrupted = false;
@@ -74,6 +82,11 @@ struct RunResult {
 
 void to_json(Json& j, const RunResult& r);
 void from_json(const Json& j, RunResult& r);  // throws UsageError (bad schema version too)
+
+// The presentation of `workload` in this run: the stored one, else one derived from the data
+// (version 1 files, runs built in code): the scaling series' metric as headline, every metric
+// found in the points as a column, the varying parameters as columns, the scaling charts.
+Presentation presentation_for(const RunResult& run, const std::string& workload);
 
 // Reads and validates the shape of a results file; one-line UsageError on any problem.
 RunResult load_results(const std::string& path);

@@ -6,15 +6,17 @@
 //           .summary("Dense matrix multiply per GPU")
 //           .axis(mgbench::Axis::text("dtype", {"fp32", "bf16"}).allowed({...}))
 //           .throughput("tflops_aggregate", "TFLOP/s")
+//           .present(mgbench::Presentation().metric(...).table(...).chart(...))
 //           .runner(...));
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "mgbench/model/group.hpp"
 #include "mgbench/core/macros.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/model/presentation.hpp"
 
 namespace mgbench {
 
@@ -67,6 +69,8 @@ class Workload {
   Workload& min_gpus(int n);
   // The metric (in PointResult::metrics) whose growth with GPU count is the scaling figure.
   Workload& throughput(std::string metric, std::string unit);
+  // How reports show this workload (stored in results.json with every run that has its points).
+  Workload& present(Presentation presentation);
   Workload& expand(ExpandFn fn);
   Workload& summarize(SummarizeFn fn);
   Workload& runner(GroupRunner fn);
@@ -82,6 +86,8 @@ class Workload {
   int min_gpus() const { return min_gpus_; }
   const std::string& throughput_metric() const { return throughput_metric_; }
   const std::string& throughput_unit() const { return throughput_unit_; }
+  // The declared presentation; its headline is the throughput metric when not declared there.
+  Presentation presentation() const;
   std::vector<Params> expand_points(const AxisValues& values) const;
   const GroupRunner& run() const { return runner_; }
   const SummarizeFn& summarizer() const { return summarize_; }
@@ -92,6 +98,7 @@ class Workload {
   std::vector<Axis> axes_;
   int min_gpus_ = 1;
   std::string throughput_metric_, throughput_unit_;
+  Presentation presentation_;
   ExpandFn expand_;
   SummarizeFn summarize_;
   GroupRunner runner_;

@@ -1,0 +1,95 @@
+// Scaling series and verdicts <-> JSON (see scaling_series.hpp).
+#include "mgbench/model/scaling_series.hpp"
+
+namespace mgbench {
+namespace {
+
+Json optional_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::optional<double> optional_number(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string anomaly_text(const Json& a) {
+  if (a.is_string()) return a.get<std::string>();
+  if (!a.is_object()) return a.dump();
+  const std::string kind = a.value("kind", a.value("type", std::string()));
+  const std::string text = a.value("text", a.value("message", std::string()));
+  if (kind.empty()) return text.empty() ? a.dump() : text;
+  return text.empty() ? kind : kind + ": " + text;
+}
+
+}  // namespace
+
+void to_json(Json& j, const ScalingRow& row) {
+  j = Json{{"gpus", row.gpus},
+           {"throughput", row.throughput},
+           {"time_s", row.time_s},
+           {"speedup", row.speedup},
+           {"efficiency", row.efficiency},
+           {"karp_flatt", optional_json(row.karp_flatt)},
+           {"marginal_efficiency", optional_json(row.marginal_efficiency)},
+           {"point_index", row.point_index}};
+}
+
+void from_json(const Json& j, ScalingRow& row) {
+  row = ScalingRow{};
+  row.gpus = j.at("gpus").get<int>();
+  row.throughput = j.at("throughput").get<double>();
+  row.time_s = j.value("time_s", 0.0);
+  row.speedup = optional_number(j, "speedup").value_or(1.0);
+  row.efficiency = optional_number(j, "efficiency").value_or(1.0);
+  row.karp_flatt = optional_number(j, "karp_flatt");
+  row.marginal_efficiency = optional_number(j, "marginal_efficiency");
+  row.point_index = j.value("point_index", std::size_t{0});
+}
+
+void to_json(Json& j, const ScalingSeries& series) {
+  j = Json{{"workload", series.workload}, {"params", series.params},
+           {"metric", series.metric},     {"unit", series.unit},
+           {"mode", series.mode},         {"rows", series.rows}};
+}
+
+void from_json(const Json& j, ScalingSeries& series) {
+  series = ScalingSeries{};
+  series.workload = j.at("workload").get<std::string>();
+  series.params = j.value("params", Json::object());
+  series.metric = j.at("metric").get<std::string>();
+  series.unit = j.value("unit", "");
+  series.mode = j.value("mode", "");
+  for (const Json& row : j.at("rows")) series.rows.push_back(row.get<ScalingRow>());
+}
+
+void to_json(Json& j, const RunVerdict& v) {
+  j = Json{{"workload", v.workload}, {"params", v.params},       {"mode", v.mode},
+           {"metric", v.metric},     {"unit", v.unit},           {"text", v.text},
+           {"anomalies", v.anomalies}, {"gpus_max", v.gpus_max}, {"speedup", v.speedup},
+           {"efficiency", v.efficiency}};
+}
+
+void from_json(const Json& j, RunVerdict& v) {
+  v = RunVerdict{};
+  if (j.is_string()) {
+    v.text = j.get<std::string>();
+    return;
+  }
+  v.workload = j.value("workload", "");
+  v.params = j.value("params", Json::object());
+  v.mode = j.value("mode", "");
+  v.metric = j.value("metric", "");
+  v.unit = j.value("unit", "");
+  v.text = j.value("text", "");
+  const Json anomalies = j.value("anomalies", Json::array());
+  if (anomalies.is_array()) {
+    for (const Json& a : anomalies) v.anomalies.push_back(anomaly_text(a));
+  } else if (!anomalies.is_null()) {
+    v.anomalies.push_back(anomaly_text(anomalies));
+  }
+  v.gpus_max = j.value("gpus_max", 1);
+  v.speedup = optional_number(j, "speedup").value_or(1.0);
+  v.efficiency = optional_number(j, "efficiency").value_or(1.0);
+}
+
+}  // namespace mgbench
