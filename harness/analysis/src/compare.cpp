@@ -188,15 +188,8 @@ PointComparison judge(const PointResult& base, const PointResult& next,
 }
 
 NotCompared not_compared(const PointResult& b, const PointResult& n) {
-  NotCompared nc;
-  nc.key = point_key(b);
-  nc.workload = b.workload;
-  nc.params = b.params;
-  nc.gpus = b.gpus;
-  nc.base_status = b.status;
-  nc.new_status = n.status;
-  nc.message = n.status != Status::ok ? n.message : b.message;
-  return nc;
+  return NotCompared{point_key(b), b.workload, b.params, b.gpus, b.status, n.status,
+                     n.status != Status::ok ? n.message : b.message};
 }
 
 }  // namespace
