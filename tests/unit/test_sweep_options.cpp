@@ -85,3 +85,33 @@ TEST_CASE("profiles set the stopping rule; explicit flags override them") {
   CHECK(custom.settings.stopping.min_samples == 25);
   CHECK(custom.settings.stopping.max_noise == Approx(0.015));
 }
+
+TEST_CASE("choice and number options name the option and what it expects, word for word") {
+  CHECK(usage_error({"--isolation", "thread"}) ==
+        "invalid --isolation 'thread': expected process or none");
+  CHECK(usage_error({"--scaling", "medium"}) ==
+        "invalid --scaling 'medium': expected weak or strong");
+  CHECK(usage_error({"--baseline", "all"}) == "invalid --baseline 'all': expected each");
+  CHECK(usage_error({"--min-time=-1"}) == "invalid --min-time: must be >= 0");
+  CHECK(usage_error({"--max-time-per-point", "0"}) == "invalid --max-time-per-point: must be > 0");
+  CHECK(usage_error({"--group-timeout", "0"}) == "invalid --group-timeout: must be > 0");
+  CHECK(usage_error({"--price-per-gpu-hour", "0"}) == "invalid --price-per-gpu-hour: must be > 0");
+  // The first bad option in the command's own order wins: selection before sampling.
+  CHECK(usage_error({"--min-time=-1", "--gpus", "0"}).find("'0'") != std::string::npos);
+}
+
+TEST_CASE("sweep options land in the settings: profile, overrides, time-out and flags") {
+  const auto o = parse({"--profile", "quick", "--min-time", "0", "--max-time-per-point", "2",
+                        "--scaling", "strong", "--isolation", "none", "--baseline", "each",
+                        "--param", "m=1,2", "--no-telemetry", "--telemetry-interval", "250"});
+  CHECK(o.settings.stopping.min_samples == 5);
+  CHECK(o.settings.stopping.min_time_s == 0);
+  CHECK(o.settings.stopping.max_time_s == 2);
+  CHECK(o.settings.group_timeout_s == 300);
+  CHECK(o.scaling == mgbench::ScalingMode::strong);
+  CHECK(o.isolation == mgbench::Isolation::none);
+  CHECK(o.baseline_each);
+  CHECK(o.param_overrides.at("m") == std::vector<std::string>{"1", "2"});
+  CHECK_FALSE(o.settings.telemetry);
+  CHECK(o.settings.telemetry_interval_s == 0.25);
+}

@@ -137,12 +137,7 @@ bool same_file(const std::string& a, const std::string& b) {
   return std::filesystem::equivalent(a, b, ec);
 }
 
-}  // namespace
-
-int cmd_compare(int argc, char** argv) {
-  std::vector<std::string> baseline_paths;
-  std::vector<std::string> args = take_baselines(argc, argv, baseline_paths);
-
+cxxopts::Options compare_cli() {
   cxxopts::Options options("mgbench compare", kDescription);
   options.positional_help("BASE.json NEW.json [MORE.json...]");
   // clang-format off
@@ -169,9 +164,30 @@ int cmd_compare(int argc, char** argv) {
       ("inputs", "Results files", cxxopts::value<std::vector<std::string>>());
   // clang-format on
   options.parse_positional({"inputs"});
+  return options;
+}
 
+std::vector<std::string> strings(const cxxopts::ParseResult& parsed, const char* name) {
+  return parsed.count(name) ? parsed[name].as<std::vector<std::string>>()
+                            : std::vector<std::string>{};
+}
+
+// What `mgbench compare` was asked, validated.
+struct CompareArgs {
+  std::vector<std::string> inputs, labels, baselines;
+  CompareOptions options;
+  bool offers_mode = false;
+  std::map<std::string, double> prices;
+  bool json = false;
+  std::string report;
+};
+
+CompareArgs parse_compare_args(int argc, char** argv) {
+  CompareArgs a;
+  std::vector<std::string> args = take_baselines(argc, argv, a.baselines);
+  cxxopts::Options options = compare_cli();
   std::vector<char*> cargs;
-  for (std::string& a : args) cargs.push_back(a.data());
+  for (std::string& arg : args) cargs.push_back(arg.data());
   cxxopts::ParseResult parsed;
   try {
     parsed = options.parse(static_cast<int>(cargs.size()), cargs.data());
@@ -184,14 +200,12 @@ int cmd_compare(int argc, char** argv) {
         "\nExit codes: 0 no point slower, 1 a point is slower (regression), 2 bad input.\n"
         "Per dollar = throughput / (price per GPU-hour x GPUs), e.g. TFLOP/s per $/h.\n");
   }
-  const std::vector<std::string> inputs = parsed.count("inputs")
-                                              ? parsed["inputs"].as<std::vector<std::string>>()
-                                              : std::vector<std::string>{};
-  if (inputs.size() < 2) {
+  a.inputs = strings(parsed, "inputs");
+  if (a.inputs.size() < 2) {
     throw UsageError("compare needs at least two results files (BASE.json NEW.json), got " +
-                     std::to_string(inputs.size()));
+                     std::to_string(a.inputs.size()));
   }
-  CompareOptions opts;
+  CompareOptions& opts = a.options;
   opts.threshold = parse_percent(parsed["threshold"].as<std::string>(), "--threshold", 100.0);
   opts.alpha = parse_double(parsed["alpha"].as<std::string>(), "--alpha");
   if (!(opts.alpha > 0 && opts.alpha < 1)) {
@@ -201,80 +215,87 @@ int cmd_compare(int argc, char** argv) {
   opts.env_all = parsed.count("env-all") > 0;
   opts.env_hostname = opts.env_all;
   opts.power_cap_throttles = parsed.count("strict-throttle") > 0;
-  const bool offers_mode = inputs.size() >= 3 || parsed.count("offers");
-  const std::vector<std::string> labels =
-      make_labels(inputs, parsed.count("label") ? parsed["label"].as<std::vector<std::string>>()
-                                                : std::vector<std::string>{});
-  const std::vector<std::string> price_items = parsed.count("price")
-                                                   ? parsed["price"].as<std::vector<std::string>>()
-                                                   : std::vector<std::string>{};
-  if (!offers_mode && !price_items.empty()) {
+  a.offers_mode = a.inputs.size() >= 3 || parsed.count("offers");
+  a.labels = make_labels(a.inputs, strings(parsed, "label"));
+  const std::vector<std::string> price_items = strings(parsed, "price");
+  if (!a.offers_mode && !price_items.empty()) {
     throw UsageError("--price applies to the offer comparison (three or more inputs, or --offers)");
   }
-  if (offers_mode && !baseline_paths.empty()) {
+  if (a.offers_mode && !a.baselines.empty()) {
     throw UsageError("--baseline applies to the comparison of two runs, not to --offers");
   }
-  const std::map<std::string, double> prices = parse_prices(price_items, labels);
+  a.prices = parse_prices(price_items, a.labels);
+  a.json = parsed.count("json") > 0;
+  a.report = parsed.count("report") ? parsed["report"].as<std::string>() : "";
+  return a;
+}
 
-  std::vector<RunResult> runs;
-  runs.reserve(inputs.size());
-  for (const std::string& path : inputs) runs.push_back(load_results(path));
+// The comparison on stdout (JSON, or rendered by `render`), and the report file when asked.
+template <typename Result, typename Render>
+void emit(const CompareArgs& a, const Json& document, const std::vector<RunResult>& runs,
+          const Result& result, Render render) {
+  if (a.json) {
+    std::cout << document.dump(2) << "\n";
+  } else {
+    render(std::cout);
+  }
+  if (a.report.empty()) return;
   std::vector<const RunResult*> run_ptrs;
   for (const RunResult& r : runs) run_ptrs.push_back(&r);
-  const bool json = parsed.count("json") > 0;
-  const std::string report = parsed.count("report") ? parsed["report"].as<std::string>() : "";
+  reports::CompareReportInput input(result, run_ptrs, a.labels);
+  input.document = &document;
+  reports::write_compare_report_file(a.report, input);
+}
 
-  if (offers_mode) {
-    std::vector<Offer> offers;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      Offer offer{labels[i], inputs[i], &runs[i], std::nullopt};
-      if (auto it = prices.find(labels[i]); it != prices.end())
-        offer.price_per_gpu_hour = it->second;
-      offers.push_back(std::move(offer));
+int run_offers(const CompareArgs& a, const std::vector<RunResult>& runs) {
+  std::vector<Offer> offers;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    Offer offer{a.labels[i], a.inputs[i], &runs[i], std::nullopt};
+    if (auto it = a.prices.find(a.labels[i]); it != a.prices.end()) {
+      offer.price_per_gpu_hour = it->second;
     }
-    const OfferComparison cmp = compare_offers(offers, opts);
-    const Json document = offers_to_json(cmp);
-    if (json) {
-      std::cout << document.dump(2) << "\n";
-    } else {
-      reports::render_offers(std::cout, cmp);
-    }
-    if (!report.empty())
-      reports::write_compare_report_file(report,
-                                         reports::CompareReportInput(cmp, run_ptrs, labels));
-    return static_cast<int>(ExitCode::ok);
+    offers.push_back(std::move(offer));
   }
+  const OfferComparison cmp = compare_offers(offers, a.options);
+  emit(a, offers_to_json(cmp), runs, cmp,
+       [&](std::ostream& out) { reports::render_offers(out, cmp); });
+  return static_cast<int>(ExitCode::ok);
+}
 
-  // Two runs: the regression gate.
+// Two runs: the regression gate.
+int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
   std::vector<RunResult> baselines;
-  for (const std::string& path : baseline_paths) {
-    if (same_file(path, inputs[0])) continue;  // BASE counts once
+  for (const std::string& path : a.baselines) {
+    if (same_file(path, a.inputs[0])) continue;  // BASE counts once
     baselines.push_back(load_results(path));
   }
   NoiseMap noise;
   if (!baselines.empty()) {
     std::vector<const RunResult*> noise_runs = {&runs[0]};
     for (const RunResult& r : baselines) noise_runs.push_back(&r);
-    noise = estimate_noise(noise_runs, opts);
+    noise = estimate_noise(noise_runs, a.options);
   }
-  Comparison cmp = compare_runs(runs[0], runs[1], opts, baselines.empty() ? nullptr : &noise);
-  cmp.base_label = labels[0];
-  cmp.new_label = labels[1];
-  cmp.base_path = inputs[0];
-  cmp.new_path = inputs[1];
+  Comparison cmp =
+      compare_runs(runs[0], runs[1], a.options, baselines.empty() ? nullptr : &noise);
+  cmp.base_label = a.labels[0];
+  cmp.new_label = a.labels[1];
+  cmp.base_path = a.inputs[0];
+  cmp.new_path = a.inputs[1];
   Json document = comparison_to_json(cmp);
-  document["baselines"] = baseline_paths;
-  if (json) {
-    std::cout << document.dump(2) << "\n";
-  } else {
-    reports::render_comparison(std::cout, cmp);
-  }
-  if (!report.empty()) {
-    reports::CompareReportInput input(cmp, run_ptrs, labels);
-    input.document = &document;  // with the baselines
-    reports::write_compare_report_file(report, input);
-  }
+  document["baselines"] = a.baselines;
+  emit(a, document, runs, cmp,
+       [&](std::ostream& out) { reports::render_comparison(out, cmp); });
   return comparison_exit_code(cmp);
+}
+
+}  // namespace
+
+int cmd_compare(int argc, char** argv) {
+  const CompareArgs args = parse_compare_args(argc, argv);
+  std::vector<RunResult> runs;
+  runs.reserve(args.inputs.size());
+  for (const std::string& path : args.inputs) runs.push_back(load_results(path));
+  return args.offers_mode ? run_offers(args, runs) : run_gate(args, runs);
 }
 
 }  // namespace mgbench

@@ -13,8 +13,10 @@
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/error.hpp"
-#include "mgbench/store/history.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/stats.hpp"
+#include "mgbench/store/history.hpp"
+#include "text_table.hpp"
 
 namespace mgbench {
 namespace {
@@ -30,28 +32,11 @@ const char* const kUsage =
     "fingerprint, tool_version. The default database is $XDG_DATA_HOME/mgbench/history.db\n"
     "(~/.local/share/mgbench/history.db); `mgbench sweep` records every finished run there.\n";
 
-void print_table(std::ostream& out, const std::vector<std::string>& header,
+void print_table(const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
-  std::vector<std::size_t> width(header.size(), 0);
-  for (std::size_t i = 0; i < header.size(); ++i) width[i] = header[i].size();
-  for (const auto& row : rows) {
-    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) {
-      width[i] = std::max(width[i], row[i].size());
-    }
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string text;
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      const std::string cell = i < row.size() ? row[i] : "";
-      const std::string pad(width[i] - cell.size(), ' ');
-      text += i < left_columns ? cell + pad : pad + cell;
-      if (i + 1 < header.size()) text += "  ";
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out << text << "\n";
-  };
-  line(header);
-  for (const auto& row : rows) line(row);
+  reports::Table table = text_table(header, left_columns);
+  for (const auto& row : rows) table.add_row(row);
+  print_text_table(std::cout, table, 0);
 }
 
 std::string number(double value) {
@@ -115,8 +100,7 @@ int history_list(const HistoryStore& store, bool json) {
                     std::to_string(r.ok_points) + "/" + std::to_string(r.points),
                     or_dash(r.fingerprint)});
   }
-  print_table(std::cout,
-              {"run", "started (UTC)", "host", "GPUs", "driver", "CUDA", "NCCL", "ok/points",
+  print_table({"run", "started (UTC)", "host", "GPUs", "driver", "CUDA", "NCCL", "ok/points",
                "fingerprint"},
               rows, 9);
   return 0;
@@ -160,32 +144,29 @@ int history_show(const HistoryStore& store, const std::string& ref, bool json) {
                     p.status + (p.noisy ? " (noisy)" : ""),
                     p.median_s ? number(*p.median_s * 1e3) : "-", or_dash(metrics)});
   }
-  print_table(std::cout, {"workload", "params", "gpus", "status", "median ms", "metrics"}, rows, 4);
+  print_table({"workload", "params", "gpus", "status", "median ms", "metrics"}, rows, 4);
   return 0;
 }
 
-int history_trend(const HistoryStore& store, const TrendQuery& query, bool json) {
-  const std::vector<TrendRow> rows = store.trend(query);
-  if (json) {
-    Json out = Json::array();
-    for (const TrendRow& r : rows) {
-      out.push_back(Json{{"run", r.run_id},
-                         {"started_at", r.started_at},
-                         {"group", r.group},
-                         {"params", r.params},
-                         {"gpus", r.gpus},
-                         {"value", r.value}});
-    }
-    std::cout << Json{{"workload", query.workload},
-                      {"metric", query.metric},
-                      {"by", query.by},
-                      {"rows", out}}
-                     .dump(2)
-              << "\n";
-    return 0;
+void print_trend_json(const TrendQuery& query, const std::vector<TrendRow>& rows) {
+  Json out = Json::array();
+  for (const TrendRow& r : rows) {
+    out.push_back(Json{{"run", r.run_id},
+                       {"started_at", r.started_at},
+                       {"group", r.group},
+                       {"params", r.params},
+                       {"gpus", r.gpus},
+                       {"value", r.value}});
   }
-  std::cout << query.workload << " " << query.metric << (query.by.empty() ? "" : " by " + query.by)
-            << " (" << store.path() << ")\n";
+  std::cout << Json{{"workload", query.workload},
+                    {"metric", query.metric},
+                    {"by", query.by},
+                    {"rows", out}}
+                   .dump(2)
+            << "\n";
+}
+
+void print_trend_rows(const TrendQuery& query, const std::vector<TrendRow>& rows) {
   std::vector<std::vector<std::string>> table;
   for (const TrendRow& r : rows) {
     std::vector<std::string> row = {std::to_string(r.run_id), r.started_at};
@@ -196,11 +177,12 @@ int history_trend(const HistoryStore& store, const TrendQuery& query, bool json)
   std::vector<std::string> header = {"run", "started (UTC)"};
   if (!query.by.empty()) header.push_back(query.by);
   header.insert(header.end(), {"params", "gpus", query.metric});
-  print_table(std::cout, header, table, header.size() - 2);
-  if (query.by.empty()) return 0;
+  print_table(header, table, header.size() - 2);
+}
 
-  // Per configuration and group (in order of first appearance): runs, median, min, max, and
-  // the median relative to the configuration's first group.
+// Per configuration and group (in order of first appearance): runs, median, min, max, and the
+// median relative to the configuration's first group.
+void print_trend_groups(const TrendQuery& query, const std::vector<TrendRow>& rows) {
   struct Group {
     std::string config, group;
     std::vector<double> values;
@@ -223,8 +205,7 @@ int history_trend(const HistoryStore& store, const TrendQuery& query, bool json)
   std::vector<std::vector<std::string>> summary;
   for (Group& g : groups) {
     std::sort(g.values.begin(), g.values.end());
-    const std::size_t n = g.values.size();
-    const double median = n % 2 ? g.values[n / 2] : (g.values[n / 2 - 1] + g.values[n / 2]) / 2;
+    const double median = median_of(g.values);
     std::string change = "-";
     if (auto it = first_median.find(g.config); it == first_median.end()) {
       first_median[g.config] = median;
@@ -236,13 +217,52 @@ int history_trend(const HistoryStore& store, const TrendQuery& query, bool json)
     }
     const std::string params = g.config.substr(0, g.config.find('\t'));
     const std::string gpus = g.config.substr(g.config.find('\t') + 1);
-    summary.push_back({params, gpus, or_dash(g.group), std::to_string(n), number(median),
-                       number(g.values.front()), number(g.values.back()), change});
+    summary.push_back({params, gpus, or_dash(g.group), std::to_string(g.values.size()),
+                       number(median), number(g.values.front()), number(g.values.back()), change});
   }
   std::cout << "\nBy " << query.by << ":\n";
-  print_table(std::cout, {"params", "gpus", query.by, "runs", "median", "min", "max", "vs first"},
-              summary, 3);
+  print_table({"params", "gpus", query.by, "runs", "median", "min", "max", "vs first"}, summary, 3);
+}
+
+int history_trend(const HistoryStore& store, const TrendQuery& query, bool json) {
+  const std::vector<TrendRow> rows = store.trend(query);
+  if (json) {
+    print_trend_json(query, rows);
+    return 0;
+  }
+  std::cout << query.workload << " " << query.metric << (query.by.empty() ? "" : " by " + query.by)
+            << " (" << store.path() << ")\n";
+  print_trend_rows(query, rows);
+  if (!query.by.empty()) print_trend_groups(query, rows);
   return 0;
+}
+
+// The trend options (only `trend` takes them).
+TrendQuery trend_query(const cxxopts::ParseResult& parsed, const std::string& sub) {
+  TrendQuery query;
+  if (sub == "trend") {
+    if (!parsed.count("workload") || !parsed.count("metric")) {
+      throw UsageError("history trend: --workload W and --metric M are required");
+    }
+    query.workload = parsed["workload"].as<std::string>();
+    query.metric = parsed["metric"].as<std::string>();
+    if (parsed.count("by")) {
+      query.by = parsed["by"].as<std::string>();
+      const auto& fields = trend_fields();
+      if (std::find(fields.begin(), fields.end(), query.by) == fields.end()) {
+        std::string known;
+        for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
+        throw UsageError("--by " + query.by + ": expected one of " + known);
+      }
+    }
+    if (parsed.count("gpus")) {
+      query.gpus = static_cast<int>(parse_positive_int(parsed["gpus"].as<std::string>(), "--gpus"));
+    }
+  } else if (parsed.count("workload") || parsed.count("metric") || parsed.count("by") ||
+             parsed.count("gpus")) {
+    throw UsageError("history " + sub + ": --workload, --metric, --by and --gpus belong to trend");
+  }
+  return query;
 }
 
 }  // namespace
@@ -289,29 +309,7 @@ int cmd_history(int argc, char** argv) {
   if (!needs_run && !positional.empty()) {
     throw UsageError("history " + sub + ": unexpected argument '" + positional[0] + "'");
   }
-  TrendQuery query;
-  if (sub == "trend") {
-    if (!parsed.count("workload") || !parsed.count("metric")) {
-      throw UsageError("history trend: --workload W and --metric M are required");
-    }
-    query.workload = parsed["workload"].as<std::string>();
-    query.metric = parsed["metric"].as<std::string>();
-    if (parsed.count("by")) {
-      query.by = parsed["by"].as<std::string>();
-      const auto& fields = trend_fields();
-      if (std::find(fields.begin(), fields.end(), query.by) == fields.end()) {
-        std::string known;
-        for (const std::string& f : fields) known += (known.empty() ? "" : ", ") + f;
-        throw UsageError("--by " + query.by + ": expected one of " + known);
-      }
-    }
-    if (parsed.count("gpus")) {
-      query.gpus = static_cast<int>(parse_positive_int(parsed["gpus"].as<std::string>(), "--gpus"));
-    }
-  } else if (parsed.count("workload") || parsed.count("metric") || parsed.count("by") ||
-             parsed.count("gpus")) {
-    throw UsageError("history " + sub + ": --workload, --metric, --by and --gpus belong to trend");
-  }
+  const TrendQuery query = trend_query(parsed, sub);
   const bool json = parsed.count("json") > 0;
   const std::string db =
       parsed.count("db") ? parsed["db"].as<std::string>() : default_history_path();

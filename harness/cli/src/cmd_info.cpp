@@ -13,6 +13,7 @@
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/platform/fingerprint.hpp"
+#include "text_table.hpp"
 
 namespace mgbench {
 
@@ -35,21 +36,17 @@ std::string at(const Json& object, const std::vector<std::string>& path) {
   return text_of(*v);
 }
 
-// Columns padded to their widest cell, two spaces apart.
-void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
-  }
-  for (const auto& row : rows) {
-    std::string line = "  ";
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      line += row[c];
-      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
+// Rows of cells, columns padded to their widest cell, two spaces apart; the first row is the
+// header when `header` is true.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                 bool header = false) {
+  std::size_t columns = 0;
+  for (const auto& row : rows) columns = std::max(columns, row.size());
+  std::vector<std::string> headers(columns);
+  if (header && !rows.empty()) std::copy(rows[0].begin(), rows[0].end(), headers.begin());
+  reports::Table table = text_table(headers, columns);
+  for (std::size_t r = header ? 1 : 0; r < rows.size(); ++r) table.add_row(rows[r]);
+  print_text_table(out, table, 2, header);
 }
 
 std::string gib(const Json& bytes) {
@@ -75,10 +72,10 @@ void print_matrix(std::ostream& out, const Json& devices, const Json& matrix,
     }
     rows.push_back(row);
   }
-  print_table(out, rows);
+  print_table(out, rows, true);
 }
 
-void print_environment(std::ostream& out, const Json& env) {
+void print_versions(std::ostream& out, const Json& env) {
   const Json& v = env["versions"];
   out << "Versions\n";
   print_table(out, {{"driver", at(v, {"driver"})},
@@ -91,7 +88,9 @@ void print_environment(std::ostream& out, const Json& env) {
   if (!env["nvml"].value("available", false)) {
     out << "  (NVML unavailable: " << at(env, {"nvml", "error"}) << ")\n";
   }
+}
 
+void print_devices(std::ostream& out, const Json& env) {
   out << "\nDevices\n";
   std::vector<std::vector<std::string>> rows{{"GPU", "name", "memory", "SMs", "cc", "SM max MHz",
                                               "mem max MHz", "power limit W", "PCIe", "bus id",
@@ -110,7 +109,7 @@ void print_environment(std::ostream& out, const Json& env) {
                     at(g, {"power_limit_w", "enforced"}), pcie, at(g, {"pci_bus_id"}),
                     numa >= 0 ? std::to_string(numa) : "-"});
   }
-  print_table(out, rows);
+  print_table(out, rows, true);
   for (const auto& g : env["gpus"]) {
     if (!g.contains("vbios")) continue;
     out << fmt::format("  GPU{}: UUID {}, VBIOS {}, persistence {}, ECC {}, MIG {}, NVLink {}/{} "
@@ -120,7 +119,9 @@ void print_environment(std::ostream& out, const Json& env) {
                        at(g, {"mig", "current"}), at(g, {"nvlink", "links_up"}),
                        at(g, {"nvlink", "links_total"}), at(g, {"cpu_affinity"}));
   }
+}
 
+void print_topology(std::ostream& out, const Json& env) {
   const Json& topo = env["topology"];
   if (topo["devices"].size() > 1) {
     out << "\nPeer access (cudaDeviceCanAccessPeer)\n";
@@ -130,7 +131,9 @@ void print_environment(std::ostream& out, const Json& env) {
     out << "  NV# = NVLink, PIX/PXB = PCIe switch(es), PHB = host bridge, NODE = same NUMA node, "
            "SYS = across NUMA nodes\n";
   }
+}
 
+void print_host(std::ostream& out, const Json& env) {
   const Json& h = env["host"];
   out << "\nHost\n";
   const std::string virt = h["virtualization"].is_string()
@@ -152,6 +155,13 @@ void print_environment(std::ostream& out, const Json& env) {
   }
   out << "\nFingerprint " << at(env, {"fingerprint_hash"})
       << " (GPU model, count, driver, CUDA, NCCL)\n";
+}
+
+void print_environment(std::ostream& out, const Json& env) {
+  print_versions(out, env);
+  print_devices(out, env);
+  print_topology(out, env);
+  print_host(out, env);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `mgbench list`: workloads with their parameters, defaults and requirements.
 #include <iostream>
+#include <ostream>
 
 #include <cxxopts.hpp>
 #include <fmt/format.h>
@@ -22,6 +23,60 @@ const char* kind_name(AxisKind kind) {
   return "text";
 }
 
+Json workloads_json() {
+  Json out = Json::array();
+  for (const auto& w : workloads()) {
+    Json axes = Json::array();
+    for (const auto& a : w.axes()) {
+      axes.push_back({{"name", a.name},
+                      {"kind", kind_name(a.kind)},
+                      {"help", a.help},
+                      {"quick", a.values_for(Profile::quick)},
+                      {"standard", a.values_for(Profile::standard)},
+                      {"full", a.values_for(Profile::full)},
+                      {"allowed", a.allowed_values}});
+    }
+    out.push_back({{"name", w.name()},
+                   {"summary", w.summary()},
+                   {"formulas", w.formulas()},
+                   {"requirements", w.requirements()},
+                   {"min_gpus", w.min_gpus()},
+                   {"throughput_metric", w.throughput_metric()},
+                   {"throughput_unit", w.throughput_unit()},
+                   {"axes", axes}});
+  }
+  return out;
+}
+
+// "  --param NAME KIND default V1,V2; quick ...; one of ...  - help".
+void print_axis(std::ostream& out, const Axis& a) {
+  out << fmt::format("  --param {:<10} {:<8} default {}", a.name, kind_name(a.kind),
+                     a.standard_values.empty()
+                         ? "(none)"
+                         : fmt::format("{}", fmt::join(a.standard_values, ",")));
+  if (!a.quick_values.empty()) out << fmt::format("; quick {}", fmt::join(a.quick_values, ","));
+  if (!a.allowed_values.empty()) {
+    out << fmt::format("; one of {}", fmt::join(a.allowed_values, ","));
+  }
+  if (!a.help.empty()) out << "  - " << a.help;
+  out << "\n";
+}
+
+void print_workloads(std::ostream& out) {
+  for (const auto& w : workloads()) {
+    out << fmt::format("{}: {}\n", w.name(), w.summary());
+    if (!w.formulas().empty()) out << fmt::format("  measures: {}\n", w.formulas());
+    out << fmt::format("  needs: {} GPU(s) or more{}{}\n", w.min_gpus(),
+                       w.requirements().empty() ? "" : "; ", w.requirements());
+    if (!w.throughput_metric().empty()) {
+      out << fmt::format("  scaling metric: {} ({})\n", w.throughput_metric(),
+                         w.throughput_unit());
+    }
+    for (const auto& a : w.axes()) print_axis(out, a);
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 int cmd_list(int argc, char** argv) {
@@ -29,53 +84,9 @@ int cmd_list(int argc, char** argv) {
   cli.add_options()("json", "machine-readable output")("h,help", "this help");
   const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
   if (args.count("json")) {
-    Json out = Json::array();
-    for (const auto& w : workloads()) {
-      Json axes = Json::array();
-      for (const auto& a : w.axes()) {
-        axes.push_back({{"name", a.name},
-                        {"kind", kind_name(a.kind)},
-                        {"help", a.help},
-                        {"quick", a.values_for(Profile::quick)},
-                        {"standard", a.values_for(Profile::standard)},
-                        {"full", a.values_for(Profile::full)},
-                        {"allowed", a.allowed_values}});
-      }
-      out.push_back({{"name", w.name()},
-                     {"summary", w.summary()},
-                     {"formulas", w.formulas()},
-                     {"requirements", w.requirements()},
-                     {"min_gpus", w.min_gpus()},
-                     {"throughput_metric", w.throughput_metric()},
-                     {"throughput_unit", w.throughput_unit()},
-                     {"axes", axes}});
-    }
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
-  for (const auto& w : workloads()) {
-    std::cout << fmt::format("{}: {}\n", w.name(), w.summary());
-    if (!w.formulas().empty()) std::cout << fmt::format("  measures: {}\n", w.formulas());
-    std::cout << fmt::format("  needs: {} GPU(s) or more{}{}\n", w.min_gpus(),
-                             w.requirements().empty() ? "" : "; ", w.requirements());
-    if (!w.throughput_metric().empty()) {
-      std::cout << fmt::format("  scaling metric: {} ({})\n", w.throughput_metric(),
-                               w.throughput_unit());
-    }
-    for (const auto& a : w.axes()) {
-      std::cout << fmt::format("  --param {:<10} {:<8} default {}", a.name, kind_name(a.kind),
-                               a.standard_values.empty() ? "(none)"
-                                                         : fmt::format("{}", fmt::join(a.standard_values, ",")));
-      if (!a.quick_values.empty()) {
-        std::cout << fmt::format("; quick {}", fmt::join(a.quick_values, ","));
-      }
-      if (!a.allowed_values.empty()) {
-        std::cout << fmt::format("; one of {}", fmt::join(a.allowed_values, ","));
-      }
-      if (!a.help.empty()) std::cout << "  - " << a.help;
-      std::cout << "\n";
-    }
-    std::cout << "\n";
+    std::cout << workloads_json().dump(2) << "\n";
+  } else {
+    print_workloads(std::cout);
   }
   return 0;
 }

@@ -87,7 +87,9 @@ DeviceInventory probe_devices() {
     d.cc_major = prop.major;
     d.cc_minor = prop.minor;
     int value = 0;
-    if (cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, i) == cudaSuccess) d.sm_clock_khz = value;
+    if (cudaDeviceGetAttribute(&value, cudaDevAttrClockRate, i) == cudaSuccess) {
+      d.sm_clock_khz = value;
+    }
     if (cudaDeviceGetAttribute(&value, cudaDevAttrMemoryClockRate, i) == cudaSuccess) {
       d.mem_clock_khz = value;
     }

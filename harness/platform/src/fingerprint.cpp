@@ -364,93 +364,105 @@ std::vector<std::vector<std::string>> gpu_topology_labels(const DeviceInventory&
   return labels;
 }
 
-Json collect_environment(const DeviceInventory& inventory) {
-  Json env = Json::object();
-  const auto nvml = nvml_instance();
-  const Versions& v = inventory.versions;
+namespace {
 
+Json versions_json(const Versions& v, const Nvml* nvml) {
   const std::optional<int> nvml_cuda = nvml ? nvml->cuda_driver_version() : std::nullopt;
-  env["versions"] = Json{{"driver", nvml ? nvml->driver_version() : ""},
-                         {"nvml", nvml ? nvml->nvml_version() : ""},
-                         {"cuda_driver", format_cuda_version(v.driver)},
-                         {"cuda_driver_code", v.driver},
-                         {"cuda_driver_nvml", nvml_cuda ? format_cuda_version(*nvml_cuda) : ""},
-                         {"cuda_runtime", format_cuda_version(v.runtime)},
-                         {"cuda_runtime_code", v.runtime},
-                         {"cublas", format_cublas_version(v.cublas)},
-                         {"cublas_code", v.cublas},
-                         {"nccl_built", format_nccl_version(v.nccl_built)},
-                         {"nccl_built_code", v.nccl_built},
-                         {"nccl_loaded", format_nccl_version(v.nccl_loaded)},
-                         {"nccl_loaded_code", v.nccl_loaded}};
-  env["nvml"] = Json{{"available", nvml != nullptr},
-                     {"library", nvml ? nvml->library_path() : ""},
-                     {"error", nvml ? "" : nvml_load_error()}};
+  return Json{{"driver", nvml ? nvml->driver_version() : ""},
+              {"nvml", nvml ? nvml->nvml_version() : ""},
+              {"cuda_driver", format_cuda_version(v.driver)},
+              {"cuda_driver_code", v.driver},
+              {"cuda_driver_nvml", nvml_cuda ? format_cuda_version(*nvml_cuda) : ""},
+              {"cuda_runtime", format_cuda_version(v.runtime)},
+              {"cuda_runtime_code", v.runtime},
+              {"cublas", format_cublas_version(v.cublas)},
+              {"cublas_code", v.cublas},
+              {"nccl_built", format_nccl_version(v.nccl_built)},
+              {"nccl_built_code", v.nccl_built},
+              {"nccl_loaded", format_nccl_version(v.nccl_loaded)},
+              {"nccl_loaded_code", v.nccl_loaded}};
+}
 
-  // Per GPU: CUDA facts, then NVML facts matched by PCI bus id.
-  Json gpus = Json::array();
-  for (const auto& d : inventory.devices) {
-    const std::string bus = normalize_pci_bus_id(d.pci_bus_id);
-    Json g{{"index", d.index},
-           {"name", d.name},
-           {"uuid", d.uuid},
-           {"pci_bus_id", bus.empty() ? d.pci_bus_id : bus},
-           {"memory_bytes", d.total_memory},
-           {"sm_count", d.sm_count},
-           {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-           {"numa_node", gpu_numa_node(bus)},
-           {"cpu_affinity", gpu_local_cpulist(bus)}};
-    const NvmlDevice h = nvml ? nvml->device_by_pci_bus_id(bus) : NvmlDevice{};
-    if (h) {
-      const NvmlNvLinks links = nvml->nvlinks(h);
-      g["nvml_name"] = nvml->name(h);
-      g["nvml_uuid"] = nvml->uuid(h);
-      const std::string serial = nvml->serial(h);
-      g["serial"] = serial.empty() ? Json() : Json(serial);
-      g["vbios"] = nvml->vbios_version(h);
-      g["persistence_mode"] = optional_json(nvml->persistence_mode(h));
-      const auto ecc = nvml->ecc_mode(h);
-      g["ecc"] = ecc ? Json{{"current", ecc->first}, {"pending", ecc->second}} : Json();
-      const auto mig = nvml->mig_mode(h);
-      g["mig"] = mig ? Json{{"current", mig->first}, {"pending", mig->second}} : Json();
-      const auto power = nvml->power_limits(h);
-      g["power_limit_w"] = Json{{"enforced", optional_json(power.enforced_w)},
-                                {"management", optional_json(power.management_w)},
-                                {"default", optional_json(power.default_w)},
-                                {"min", optional_json(power.min_w)},
-                                {"max", optional_json(power.max_w)}};
-      g["clocks_mhz"] = Json{{"sm_max", optional_json(nvml->max_clock_mhz(h, NvmlClock::sm))},
-                             {"mem_max", optional_json(nvml->max_clock_mhz(h, NvmlClock::memory))},
-                             {"sm", optional_json(nvml->clock_mhz(h, NvmlClock::sm))},
-                             {"mem", optional_json(nvml->clock_mhz(h, NvmlClock::memory))}};
-      const auto pcie = nvml->pcie_link(h);
-      g["pcie"] = Json{{"gen_current", optional_json(pcie.gen_current)},
-                       {"gen_max", optional_json(pcie.gen_max)},
-                       {"gen_gpu_max", optional_json(pcie.gen_gpu_max)},
-                       {"width_current", optional_json(pcie.width_current)},
-                       {"width_max", optional_json(pcie.width_max)}};
-      g["nvlink"] = Json{{"links_total", links.links_total}, {"links_up", links.links_up}};
-    }
-    gpus.push_back(std::move(g));
-  }
-  env["gpu_count"] = inventory.devices.size();
-  env["gpus"] = std::move(gpus);
+// The NVML facts of one GPU, added to its entry `g`.
+void add_nvml_facts(const Nvml& nvml, NvmlDevice h, Json& g) {
+  const NvmlNvLinks links = nvml.nvlinks(h);
+  g["nvml_name"] = nvml.name(h);
+  g["nvml_uuid"] = nvml.uuid(h);
+  const std::string serial = nvml.serial(h);
+  g["serial"] = serial.empty() ? Json() : Json(serial);
+  g["vbios"] = nvml.vbios_version(h);
+  g["persistence_mode"] = optional_json(nvml.persistence_mode(h));
+  const auto ecc = nvml.ecc_mode(h);
+  g["ecc"] = ecc ? Json{{"current", ecc->first}, {"pending", ecc->second}} : Json();
+  const auto mig = nvml.mig_mode(h);
+  g["mig"] = mig ? Json{{"current", mig->first}, {"pending", mig->second}} : Json();
+  const auto power = nvml.power_limits(h);
+  g["power_limit_w"] = Json{{"enforced", optional_json(power.enforced_w)},
+                            {"management", optional_json(power.management_w)},
+                            {"default", optional_json(power.default_w)},
+                            {"min", optional_json(power.min_w)},
+                            {"max", optional_json(power.max_w)}};
+  g["clocks_mhz"] = Json{{"sm_max", optional_json(nvml.max_clock_mhz(h, NvmlClock::sm))},
+                         {"mem_max", optional_json(nvml.max_clock_mhz(h, NvmlClock::memory))},
+                         {"sm", optional_json(nvml.clock_mhz(h, NvmlClock::sm))},
+                         {"mem", optional_json(nvml.clock_mhz(h, NvmlClock::memory))}};
+  const auto pcie = nvml.pcie_link(h);
+  g["pcie"] = Json{{"gen_current", optional_json(pcie.gen_current)},
+                   {"gen_max", optional_json(pcie.gen_max)},
+                   {"gen_gpu_max", optional_json(pcie.gen_gpu_max)},
+                   {"width_current", optional_json(pcie.width_current)},
+                   {"width_max", optional_json(pcie.width_max)}};
+  g["nvlink"] = Json{{"links_total", links.links_total}, {"links_up", links.links_up}};
+}
 
-  // Topology as `nvidia-smi topo -m` labels it, in CUDA ordinal order.
+// Per GPU: CUDA facts, then NVML facts matched by PCI bus id.
+Json gpu_json(const DeviceInfo& d, const Nvml* nvml) {
+  const std::string bus = normalize_pci_bus_id(d.pci_bus_id);
+  Json g{{"index", d.index},
+         {"name", d.name},
+         {"uuid", d.uuid},
+         {"pci_bus_id", bus.empty() ? d.pci_bus_id : bus},
+         {"memory_bytes", d.total_memory},
+         {"sm_count", d.sm_count},
+         {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+         {"numa_node", gpu_numa_node(bus)},
+         {"cpu_affinity", gpu_local_cpulist(bus)}};
+  const NvmlDevice h = nvml ? nvml->device_by_pci_bus_id(bus) : NvmlDevice{};
+  if (h) add_nvml_facts(*nvml, h, g);
+  return g;
+}
+
+// Topology as `nvidia-smi topo -m` labels it, in CUDA ordinal order.
+Json topology_json(const DeviceInventory& inventory) {
   Json matrix = Json::array();
   for (const auto& row : gpu_topology_labels(inventory)) matrix.push_back(row);
   Json devices = Json::array();
   for (const auto& d : inventory.devices) devices.push_back(d.index);
-  env["topology"] = Json{
-      {"devices", std::move(devices)},
-      {"matrix", std::move(matrix)},
-      {"legend",
-       Json{{"NV#", "NVLink (# links, direct or through NVSwitch)"},
-            {"PIX", "at most one PCIe switch"},
-            {"PXB", "several PCIe switches, no host bridge"},
-            {"PHB", "through a PCIe host bridge (CPU)"},
-            {"NODE", "across host bridges within one NUMA node"},
-            {"SYS", "across NUMA nodes (CPU interconnect)"}}}};
+  return Json{{"devices", std::move(devices)},
+              {"matrix", std::move(matrix)},
+              {"legend",
+               Json{{"NV#", "NVLink (# links, direct or through NVSwitch)"},
+                    {"PIX", "at most one PCIe switch"},
+                    {"PXB", "several PCIe switches, no host bridge"},
+                    {"PHB", "through a PCIe host bridge (CPU)"},
+                    {"NODE", "across host bridges within one NUMA node"},
+                    {"SYS", "across NUMA nodes (CPU interconnect)"}}}};
+}
+
+}  // namespace
+
+Json collect_environment(const DeviceInventory& inventory) {
+  Json env = Json::object();
+  const auto nvml = nvml_instance();
+  env["versions"] = versions_json(inventory.versions, nvml.get());
+  env["nvml"] = Json{{"available", nvml != nullptr},
+                     {"library", nvml ? nvml->library_path() : ""},
+                     {"error", nvml ? "" : nvml_load_error()}};
+  Json gpus = Json::array();
+  for (const auto& d : inventory.devices) gpus.push_back(gpu_json(d, nvml.get()));
+  env["gpu_count"] = inventory.devices.size();
+  env["gpus"] = std::move(gpus);
+  env["topology"] = topology_json(inventory);
   env["peer_access"] = inventory.peer_access;
   env["host"] = host_facts_to_json(collect_host_facts());
   Json vars = Json::object();

@@ -43,7 +43,9 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::st
   argv.push_back(nullptr);
 
   pid_ = ::fork();
-  if (pid_ < 0) throw EnvironmentError(fmt::format("cannot fork a worker: {}", std::strerror(errno)));
+  if (pid_ < 0) {
+    throw EnvironmentError(fmt::format("cannot fork a worker: {}", std::strerror(errno)));
+  }
   if (pid_ == 0) {
     // Child: only async-signal-safe calls until exec.
     ::setpgid(0, 0);

@@ -1,17 +1,13 @@
-// NVML telemetry: the per-point sampler, the summary math and the run-level series.
+// NVML telemetry: the summary math of a point's samples and the run-level series. The
+// sampler is in telemetry_sampler.cpp.
 #include "mgbench/platform/telemetry.hpp"
 
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
-#include <map>
-#include <mutex>
+#include <cmath>
+#include <limits>
 #include <set>
-#include <thread>
 
-#include <spdlog/spdlog.h>
+#include "mgbench/model/stats.hpp"
 
 namespace mgbench {
 
@@ -32,8 +28,7 @@ std::optional<GaugeSummary> summarize_gauge(const std::vector<double>& values) {
   double sum = 0;
   for (double x : v) sum += x;
   s.mean = sum / static_cast<double>(v.size());
-  const std::size_t mid = v.size() / 2;
-  s.median = v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+  s.median = percentile_sorted(v, 0.5);
   return s;
 }
 
@@ -122,6 +117,40 @@ double json_to_double(const Json& value) {
   return value.is_number() ? value.get<double>() : kNoValue;
 }
 
+// One GPU's sampled columns on a time axis (NaN where unknown; throttled is 1, 0 or NaN).
+struct SeriesColumns {
+  std::vector<double> power, temp, clock, throttled;
+
+  void resize(std::size_t rows) {
+    for (auto* column : {&power, &temp, &clock, &throttled}) column->resize(rows, kNoValue);
+  }
+};
+
+Json bucketed_times(const std::vector<double>& t,
+                    const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
+  Json out = Json::array();
+  for (const auto& [begin, end] : ranges) out.push_back(number_or_null(bucket_mean(t, begin, end)));
+  return out;
+}
+
+// {"device", "power_w", "temp_c", "sm_clock_mhz", "throttled"}, one value per bucket.
+Json bucketed_gpu_series(int device, const SeriesColumns& c,
+                         const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
+  Json p = Json::array(), tc = Json::array(), clock = Json::array(), th = Json::array();
+  for (const auto& [begin, end] : ranges) {
+    p.push_back(number_or_null(bucket_mean(c.power, begin, end)));
+    tc.push_back(number_or_null(bucket_mean(c.temp, begin, end)));
+    clock.push_back(number_or_null(bucket_mean(c.clock, begin, end)));
+    const double any = bucket_any(c.throttled, begin, end);
+    th.push_back(std::isfinite(any) ? Json(static_cast<int>(any)) : Json());
+  }
+  return Json{{"device", device},
+              {"power_w", std::move(p)},
+              {"temp_c", std::move(tc)},
+              {"sm_clock_mhz", std::move(clock)},
+              {"throttled", std::move(th)}};
+}
+
 }  // namespace
 
 Json summarize_gpu(const GpuTrace& trace, double duration_s) {
@@ -204,59 +233,50 @@ Json summarize_point(double interval_s, double duration_s, double t0_unix_s,
   summary["gpus"] = std::move(gpus);
 
   const auto ranges = bucket_ranges(ticks_s.size(), max_series_points);
-  Json t = Json::array();
-  for (const auto& [begin, end] : ranges) {
-    t.push_back(number_or_null(bucket_mean(ticks_s, begin, end)));
-  }
   Json per_gpu = Json::array();
   for (const auto& trace : traces) {
-    std::vector<double> power, temp, clock, throttled;
+    SeriesColumns c;
     for (const auto& s : trace.samples) {
-      power.push_back(s.power_w);
-      temp.push_back(s.temp_c);
-      clock.push_back(s.sm_clock_mhz);
-      throttled.push_back(s.reasons ? (clock_event_throttled(*s.reasons) ? 1.0 : 0.0) : kNoValue);
+      c.power.push_back(s.power_w);
+      c.temp.push_back(s.temp_c);
+      c.clock.push_back(s.sm_clock_mhz);
+      c.throttled.push_back(s.reasons ? (clock_event_throttled(*s.reasons) ? 1.0 : 0.0)
+                                      : kNoValue);
     }
-    Json p = Json::array(), tc = Json::array(), c = Json::array(), th = Json::array();
-    for (const auto& [begin, end] : ranges) {
-      p.push_back(number_or_null(bucket_mean(power, begin, end)));
-      tc.push_back(number_or_null(bucket_mean(temp, begin, end)));
-      c.push_back(number_or_null(bucket_mean(clock, begin, end)));
-      const double any = bucket_any(throttled, begin, end);
-      th.push_back(std::isfinite(any) ? Json(static_cast<int>(any)) : Json());
-    }
-    per_gpu.push_back(Json{{"device", trace.device},
-                           {"power_w", std::move(p)},
-                           {"temp_c", std::move(tc)},
-                           {"sm_clock_mhz", std::move(c)},
-                           {"throttled", std::move(th)}});
+    per_gpu.push_back(bucketed_gpu_series(trace.device, c, ranges));
   }
-  summary["series"] = Json{{"t_s", std::move(t)}, {"per_gpu", std::move(per_gpu)}};
+  summary["series"] =
+      Json{{"t_s", bucketed_times(ticks_s, ranges)}, {"per_gpu", std::move(per_gpu)}};
   return summary;
 }
 
 // ---- run-level series and derived metrics ---------------------------------------------------
 
-Json build_run_series(const std::vector<PointResult>& points, std::size_t max_points) {
-  struct Part {
-    const PointResult* point;
-    const Json* series;
-    double offset = 0, duration = 0;
-  };
-  std::vector<Part> parts;
+namespace {
+
+// One point's series placed on the run's time axis.
+struct SeriesPart {
+  const PointResult* point;
+  const Json* series;
+  double offset = 0, duration = 0;
+};
+
+// The points with a series, each at its offset from the run's start: from the points'
+// t0_unix_s when all have one (in time order), else one after the other.
+std::vector<SeriesPart> place_series_parts(const std::vector<PointResult>& points) {
+  std::vector<SeriesPart> parts;
   bool all_have_t0 = true;
   for (const auto& p : points) {
     if (!p.telemetry.is_object() || !p.telemetry.contains("series")) continue;
     const Json& series = p.telemetry["series"];
     if (!series.is_object() || !series.contains("t_s") || !series["t_s"].is_array()) continue;
-    Part part{&p, &series};
+    SeriesPart part{&p, &series};
     part.duration = p.telemetry.value("duration_s", 0.0);
     if (!p.telemetry.contains("t0_unix_s") || !p.telemetry["t0_unix_s"].is_number()) {
       all_have_t0 = false;
     }
     parts.push_back(part);
   }
-  if (parts.empty()) return Json();
   if (all_have_t0) {
     double base = std::numeric_limits<double>::infinity();
     for (auto& part : parts) {
@@ -266,7 +286,7 @@ Json build_run_series(const std::vector<PointResult>& points, std::size_t max_po
       part.offset = part.point->telemetry["t0_unix_s"].get<double>() - base;
     }
     std::stable_sort(parts.begin(), parts.end(),
-                     [](const Part& a, const Part& b) { return a.offset < b.offset; });
+                     [](const SeriesPart& a, const SeriesPart& b) { return a.offset < b.offset; });
   } else {
     double cursor = 0;
     for (auto& part : parts) {
@@ -276,76 +296,80 @@ Json build_run_series(const std::vector<PointResult>& points, std::size_t max_po
       cursor += std::max(part.duration, last);
     }
   }
+  return parts;
+}
 
-  // Flatten into rows on one time axis, one column per device.
+// The parts flattened into rows on one time axis, one set of columns per device.
+struct RunColumns {
+  std::vector<double> t;
+  std::vector<int> devices;  // ascending
+  std::vector<SeriesColumns> columns;  // per device
+  Json point_spans = Json::array();
+};
+
+std::vector<int> series_devices(const std::vector<SeriesPart>& parts) {
   std::set<int> device_set;
   for (const auto& part : parts) {
     for (const auto& g : part.series->value("per_gpu", Json::array())) {
       device_set.insert(g.value("device", 0));
     }
   }
-  const std::vector<int> devices(device_set.begin(), device_set.end());
-  const std::size_t nd = devices.size();
-  std::vector<double> t;
-  std::vector<std::vector<double>> power(nd), temp(nd), clock(nd), throttled(nd);
-  Json point_spans = Json::array();
+  return std::vector<int>(device_set.begin(), device_set.end());
+}
+
+// Copies one GPU's bucketed values of a part into the rows [first, first + rows).
+void fill_columns(const Json& g, std::size_t first, std::size_t rows, SeriesColumns& c) {
+  auto fill = [&](const char* key, std::vector<double>& column) {
+    if (!g.contains(key) || !g[key].is_array()) return;
+    const Json& values = g[key];
+    for (std::size_t i = 0; i < rows && i < values.size(); ++i) {
+      column[first + i] = json_to_double(values[i]);
+    }
+  };
+  fill("power_w", c.power);
+  fill("temp_c", c.temp);
+  fill("sm_clock_mhz", c.clock);
+  fill("throttled", c.throttled);
+}
+
+RunColumns flatten_parts(const std::vector<SeriesPart>& parts) {
+  RunColumns run;
+  run.devices = series_devices(parts);
+  run.columns.resize(run.devices.size());
   for (const auto& part : parts) {
     const Json& ts = (*part.series)["t_s"];
     const std::size_t rows = ts.size();
-    const std::size_t first = t.size();
-    for (const auto& v : ts) t.push_back(part.offset + json_to_double(v));
-    for (std::size_t d = 0; d < nd; ++d) {
-      power[d].resize(first + rows, kNoValue);
-      temp[d].resize(first + rows, kNoValue);
-      clock[d].resize(first + rows, kNoValue);
-      throttled[d].resize(first + rows, kNoValue);
-    }
+    const std::size_t first = run.t.size();
+    for (const auto& v : ts) run.t.push_back(part.offset + json_to_double(v));
+    for (auto& c : run.columns) c.resize(first + rows);
     for (const auto& g : part.series->value("per_gpu", Json::array())) {
+      const auto& devices = run.devices;
       const auto it = std::lower_bound(devices.begin(), devices.end(), g.value("device", 0));
-      const std::size_t d = static_cast<std::size_t>(it - devices.begin());
-      auto fill = [&](const char* key, std::vector<double>& column) {
-        if (!g.contains(key) || !g[key].is_array()) return;
-        const Json& values = g[key];
-        for (std::size_t i = 0; i < rows && i < values.size(); ++i) {
-          column[first + i] = json_to_double(values[i]);
-        }
-      };
-      fill("power_w", power[d]);
-      fill("temp_c", temp[d]);
-      fill("sm_clock_mhz", clock[d]);
-      fill("throttled", throttled[d]);
+      fill_columns(g, first, rows, run.columns[static_cast<std::size_t>(it - devices.begin())]);
     }
-    point_spans.push_back(Json{{"index", part.point->index},
-                               {"workload", part.point->workload},
-                               {"gpus", part.point->gpus},
-                               {"t_start_s", part.offset},
-                               {"t_end_s", part.offset + part.duration}});
+    run.point_spans.push_back(Json{{"index", part.point->index},
+                                   {"workload", part.point->workload},
+                                   {"gpus", part.point->gpus},
+                                   {"t_start_s", part.offset},
+                                   {"t_end_s", part.offset + part.duration}});
   }
+  return run;
+}
 
-  const auto ranges = bucket_ranges(t.size(), max_points);
-  Json t_out = Json::array();
-  for (const auto& [begin, end] : ranges) {
-    t_out.push_back(number_or_null(bucket_mean(t, begin, end)));
-  }
+}  // namespace
+
+Json build_run_series(const std::vector<PointResult>& points, std::size_t max_points) {
+  const std::vector<SeriesPart> parts = place_series_parts(points);
+  if (parts.empty()) return Json();
+  RunColumns run = flatten_parts(parts);
+  const auto ranges = bucket_ranges(run.t.size(), max_points);
   Json per_gpu = Json::array();
-  for (std::size_t d = 0; d < nd; ++d) {
-    Json p = Json::array(), tc = Json::array(), c = Json::array(), th = Json::array();
-    for (const auto& [begin, end] : ranges) {
-      p.push_back(number_or_null(bucket_mean(power[d], begin, end)));
-      tc.push_back(number_or_null(bucket_mean(temp[d], begin, end)));
-      c.push_back(number_or_null(bucket_mean(clock[d], begin, end)));
-      const double any = bucket_any(throttled[d], begin, end);
-      th.push_back(std::isfinite(any) ? Json(static_cast<int>(any)) : Json());
-    }
-    per_gpu.push_back(Json{{"device", devices[d]},
-                           {"power_w", std::move(p)},
-                           {"temp_c", std::move(tc)},
-                           {"sm_clock_mhz", std::move(c)},
-                           {"throttled", std::move(th)}});
+  for (std::size_t d = 0; d < run.devices.size(); ++d) {
+    per_gpu.push_back(bucketed_gpu_series(run.devices[d], run.columns[d], ranges));
   }
-  return Json{{"t_s", std::move(t_out)},
+  return Json{{"t_s", bucketed_times(run.t, ranges)},
               {"per_gpu", std::move(per_gpu)},
-              {"points", std::move(point_spans)}};
+              {"points", std::move(run.point_spans)}};
 }
 
 void add_energy_metrics(PointResult& point, const std::string& throughput_metric) {
@@ -369,196 +393,6 @@ void add_energy_metrics(PointResult& point, const std::string& throughput_metric
     point.metrics[throughput_metric + "_per_watt"] =
         point.metrics[throughput_metric].get<double>() / power;
   }
-}
-
-// ---- the sampler ----------------------------------------------------------------------------
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-class NvmlPointObserver final : public PointObserver {
- public:
-  NvmlPointObserver(std::shared_ptr<Nvml> nvml, double interval_s, BusIdResolver resolver)
-      : nvml_(std::move(nvml)),
-        interval_s_(std::max(0.01, interval_s)),
-        resolver_(std::move(resolver)) {}
-  ~NvmlPointObserver() override { stop_sampler(); }
-
-  // Maps a CUDA ordinal to its NVML device by PCI bus id (cached).
-  NvmlDevice handle_for(int cuda_device) {
-    const auto it = handles_.find(cuda_device);
-    if (it != handles_.end()) return it->second;
-    NvmlDevice device;
-    const std::string bus_id = normalize_pci_bus_id(resolver_(cuda_device));
-    if (!bus_id.empty()) device = nvml_->device_by_pci_bus_id(bus_id);
-    if (!device) {
-      spdlog::warn("telemetry: CUDA device {} (PCI {}) has no NVML counterpart; not sampled",
-                   cuda_device, bus_id.empty() ? "unknown" : bus_id);
-    }
-    handles_[cuda_device] = device;
-    bus_ids_[cuda_device] = bus_id;
-    return device;
-  }
-
-  void begin_point(const std::vector<int>& devices) override {
-    stop_sampler();
-    active_.clear();
-    traces_.clear();
-    ticks_.clear();
-    for (int d : devices) {
-      const NvmlDevice device = handle_for(d);
-      if (!device) continue;
-      active_.push_back(device);
-      GpuTrace trace;
-      trace.device = d;
-      trace.pci_bus_id = bus_ids_[d];
-      trace.begin = read_counters(device);
-      traces_.push_back(std::move(trace));
-    }
-    t0_unix_ = std::chrono::duration<double>(
-                   std::chrono::system_clock::now().time_since_epoch()).count();
-    t0_ = Clock::now();
-    if (active_.empty()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = false;
-    }
-    thread_ = std::thread([this] { sampler_loop(); });
-  }
-
-  Json end_point() override {
-    stop_sampler();
-    if (traces_.empty()) return Json();
-    take_sample();  // a last sample, so even a short point has two
-    const double duration = std::chrono::duration<double>(Clock::now() - t0_).count();
-    for (std::size_t i = 0; i < active_.size(); ++i) traces_[i].end = read_counters(active_[i]);
-    Json summary = summarize_point(interval_s_, duration, t0_unix_, ticks_, traces_);
-    traces_.clear();
-    active_.clear();
-    ticks_.clear();
-    return summary;
-  }
-
- private:
-  void sampler_loop() {
-    auto next = Clock::now();
-    const auto period = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(interval_s_));
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!stop_) {
-      lock.unlock();
-      take_sample();
-      lock.lock();
-      next += period;
-      const auto now = Clock::now();
-      if (next < now) next = now;  // fell behind (slow NVML): do not burst
-      cv_.wait_until(lock, next, [this] { return stop_; });
-    }
-  }
-
-  void stop_sampler() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-
-  // Only the sampler thread calls this while it runs; end_point after joining it.
-  void take_sample() {
-    ticks_.push_back(std::chrono::duration<double>(Clock::now() - t0_).count());
-    for (std::size_t i = 0; i < active_.size(); ++i) {
-      traces_[i].samples.push_back(read_gauges(active_[i]));
-    }
-  }
-
-  GpuSample read_gauges(NvmlDevice device) const {
-    GpuSample s;
-    const auto fields =
-        nvml_->field_values(device, {nvml_field::kPowerInstant, nvml_field::kMemoryTemp});
-    if (fields[0]) {
-      s.power_w = fields[0]->as_double / 1000.0;
-    } else if (const auto p = nvml_->power_w(device)) {
-      s.power_w = *p;
-    }
-    if (fields[1] && fields[1]->as_double > 0) s.mem_temp_c = fields[1]->as_double;
-    if (const auto t = nvml_->temperature_c(device)) s.temp_c = *t;
-    if (const auto c = nvml_->clock_mhz(device, NvmlClock::sm)) s.sm_clock_mhz = *c;
-    if (const auto c = nvml_->clock_mhz(device, NvmlClock::memory)) s.mem_clock_mhz = *c;
-    if (const auto u = nvml_->utilization_pct(device)) s.util_pct = *u;
-    if (const auto m = nvml_->memory_info(device)) s.mem_used_bytes = static_cast<double>(m->used);
-    s.reasons = nvml_->clock_event_reasons(device);
-    return s;
-  }
-
-  CounterSnapshot read_counters(NvmlDevice device) const {
-    CounterSnapshot c;
-    c.energy_j = nvml_->energy_j(device);
-    c.power_violation_s = nvml_->violation_time_s(device, PerfPolicy::power);
-    c.thermal_violation_s = nvml_->violation_time_s(device, PerfPolicy::thermal);
-    const auto pcie =
-        nvml_->field_values(device, {nvml_field::kPcieTxBytes, nvml_field::kPcieRxBytes});
-    if (pcie[0]) c.pcie_tx_bytes = pcie[0]->as_u64;
-    if (pcie[1]) c.pcie_rx_bytes = pcie[1]->as_u64;
-    const auto nvlink = nvml_->field_values(
-        device, {nvml_field::kNvlinkDataTx, nvml_field::kNvlinkDataRx}, nvml_field::kAllLinks);
-    if (nvlink[0]) c.nvlink_tx_bytes = nvlink[0]->as_u64 * 1024;  // KiB
-    if (nvlink[1]) c.nvlink_rx_bytes = nvlink[1]->as_u64 * 1024;
-    c.ecc_uncorrected = nvml_->ecc_uncorrected(device, false);
-    return c;
-  }
-
-  std::shared_ptr<Nvml> nvml_;
-  double interval_s_;
-  BusIdResolver resolver_;
-  std::map<int, NvmlDevice> handles_;
-  std::map<int, std::string> bus_ids_;
-  std::vector<NvmlDevice> active_;
-  std::vector<GpuTrace> traces_;
-  std::vector<double> ticks_;
-  Clock::time_point t0_;
-  double t0_unix_ = kNoValue;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool stop_ = false;
-};
-
-std::string cuda_bus_id(int cuda_device) {
-  char bus[64] = {};
-  if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "";
-  }
-  return bus;
-}
-
-}  // namespace
-
-std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
-                                                   const std::vector<int>& cuda_devices,
-                                                   std::shared_ptr<Nvml> nvml,
-                                                   BusIdResolver resolver) {
-  if (!settings.telemetry || !nvml) return nullptr;
-  if (!resolver) resolver = cuda_bus_id;
-  auto observer = std::make_unique<NvmlPointObserver>(
-      std::move(nvml), settings.telemetry_interval_s, std::move(resolver));
-  for (int d : cuda_devices) observer->handle_for(d);
-  return observer;
-}
-
-std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
-                                                   const std::vector<int>& cuda_devices) {
-  if (!settings.telemetry) return nullptr;
-  auto nvml = nvml_instance();
-  if (!nvml) {
-    warn_nvml_unavailable_once("telemetry is off (power, temperature and clocks not recorded)");
-    return nullptr;
-  }
-  return make_point_observer(settings, cuda_devices, std::move(nvml));
 }
 
 }  // namespace mgbench

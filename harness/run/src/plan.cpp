@@ -1,3 +1,5 @@
+// The sweep plan: devices, GPU counts and workloads selected and validated, expanded into
+// groups of points. Nothing runs here.
 #include "mgbench/run/plan.hpp"
 
 #include <algorithm>
@@ -102,29 +104,33 @@ std::vector<std::string> auto_batches(const Axis& axis, Profile profile) {
   std::int64_t start = defaults.empty() ? 8 : parse_positive_int(defaults.front(), "batch");
   start = std::max<std::int64_t>(1, std::min<std::int64_t>(start, 8));
   std::vector<std::string> values;
-  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) values.push_back(std::to_string(b));
+  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) {
+    values.push_back(std::to_string(b));
+  }
   return values;
 }
 
-}  // namespace
-
-Plan make_plan(const SweepOptions& options, int visible) {
-  Plan plan;
-  // Devices.
+// The physical devices: --devices, else all visible ones (none known on a dry run without a
+// GPU: filled in by select_gpu_counts).
+std::vector<int> select_devices(const SweepOptions& options, int visible) {
+  std::vector<int> devices;
   if (!options.devices.empty()) {
-    plan.devices = options.devices;
-    for (int d : plan.devices) {
+    devices = options.devices;
+    for (int d : devices) {
       if (visible >= 0 && d >= visible) {
         throw UsageError(fmt::format("--devices {} does not exist: {} CUDA device(s) visible", d,
                                      visible));
       }
     }
   } else if (visible > 0) {
-    for (int i = 0; i < visible; ++i) plan.devices.push_back(i);
+    for (int i = 0; i < visible; ++i) devices.push_back(i);
   } else if (visible == 0) {
     throw EnvironmentError("no CUDA device visible");
   }
-  // GPU counts.
+  return devices;
+}
+
+void select_gpu_counts(const SweepOptions& options, Plan& plan) {
   const int available = plan.devices.empty() ? -1 : static_cast<int>(plan.devices.size());
   if (!options.gpu_counts.empty()) {
     plan.gpu_counts = options.gpu_counts;
@@ -145,8 +151,9 @@ Plan make_plan(const SweepOptions& options, int visible) {
     // Dry run without a GPU: assume devices 0..max-1.
     for (int i = 0; i < plan.gpu_counts.back(); ++i) plan.devices.push_back(i);
   }
+}
 
-  // Workloads.
+std::vector<const Workload*> select_workloads(const SweepOptions& options) {
   std::vector<const Workload*> selected;
   if (options.workloads.empty()) {
     for (const auto& w : workloads()) selected.push_back(&w);
@@ -163,8 +170,12 @@ Plan make_plan(const SweepOptions& options, int visible) {
     }
   }
   if (selected.empty()) throw UsageError("no workloads selected");
+  return selected;
+}
 
-  // Validate --dtypes against the union of the selected workloads' dtype axes.
+// --dtypes against the union of the selected workloads' dtype axes, --param names against
+// their axes, --batch-sizes as positive integers.
+void validate_overrides(const SweepOptions& options, const std::vector<const Workload*>& selected) {
   for (const auto& d : options.dtypes) {
     bool known = false;
     std::set<std::string> all;
@@ -183,7 +194,6 @@ Plan make_plan(const SweepOptions& options, int visible) {
                                    fmt::join(all, ", ")));
     }
   }
-  // Validate --param names.
   for (const auto& [name, values] : options.param_overrides) {
     bool known = false;
     for (const Workload* w : selected) known = known || w->find_axis(name) != nullptr;
@@ -192,50 +202,61 @@ Plan make_plan(const SweepOptions& options, int visible) {
     }
     if (values.empty()) throw UsageError(fmt::format("empty value list for parameter '{}'", name));
   }
-  // --batch-sizes: validate as positive integers.
   for (const auto& b : options.batch_sizes) parse_positive_int(b, "--batch-sizes value");
+}
 
-  std::size_t index = 0;
-  for (const Workload* w : selected) {
-    AxisValues values;
-    for (const auto& axis : w->axes()) {
-      if (axis.name == "batch" && options.batch_auto) {
-        for (const auto& text : auto_batches(axis, options.profile)) {
-          values[axis.name].push_back(axis.parse_value(text));
-        }
-        continue;
+// The workload's groups: one per planned GPU count it can run on, plus a 1-GPU group on every
+// other device with --baseline each. `index` numbers the points across the plan.
+void add_workload_groups(const Workload& w, const SweepOptions& options, std::size_t& index,
+                         Plan& plan) {
+  AxisValues values;
+  for (const auto& axis : w.axes()) {
+    if (axis.name == "batch" && options.batch_auto) {
+      for (const auto& text : auto_batches(axis, options.profile)) {
+        values[axis.name].push_back(axis.parse_value(text));
       }
-      values[axis.name] = axis_values(axis, options);
+      continue;
     }
-    if (const Axis* d = w->find_axis("dtype"); d && !options.dtypes.empty() &&
-                                                values["dtype"].empty()) {
-      continue;  // none of the requested dtypes applies to this workload
-    }
-    const std::vector<Params> points = w->expand_points(values);
-    if (points.empty()) continue;
-    auto add_group = [&](std::vector<int> devices, const std::string& purpose) {
-      PlannedGroup g;
-      g.index = plan.groups.size();
-      g.workload = w->name();
-      g.devices = std::move(devices);
-      g.purpose = purpose;
-      for (const auto& p : points) g.points.push_back({index++, p});
-      plan.total_points += g.points.size();
-      plan.estimated_s += 3.0 + static_cast<double>(g.points.size()) *
-                                    std::min(w->estimate_seconds_per_point(),
-                                             options.settings.stopping.max_time_s + 1.0);
-      plan.groups.push_back(std::move(g));
-    };
-    for (int n : plan.gpu_counts) {
-      if (n < w->min_gpus()) continue;
-      add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + n), "scaling");
-    }
-    if (options.baseline_each && w->min_gpus() <= 1) {
-      for (std::size_t i = 1; i < plan.devices.size(); ++i) {
-        add_group({plan.devices[i]}, "baseline");
-      }
-    }
+    values[axis.name] = axis_values(axis, options);
   }
+  if (const Axis* d = w.find_axis("dtype"); d && !options.dtypes.empty() &&
+                                            values["dtype"].empty()) {
+    return;  // none of the requested dtypes applies to this workload
+  }
+  const std::vector<Params> points = w.expand_points(values);
+  if (points.empty()) return;
+  auto add_group = [&](std::vector<int> devices, const std::string& purpose) {
+    PlannedGroup g;
+    g.index = plan.groups.size();
+    g.workload = w.name();
+    g.devices = std::move(devices);
+    g.purpose = purpose;
+    for (const auto& p : points) g.points.push_back({index++, p});
+    plan.total_points += g.points.size();
+    plan.estimated_s += 3.0 + static_cast<double>(g.points.size()) *
+                                  std::min(w.estimate_seconds_per_point(),
+                                           options.settings.stopping.max_time_s + 1.0);
+    plan.groups.push_back(std::move(g));
+  };
+  for (int n : plan.gpu_counts) {
+    if (n < w.min_gpus()) continue;
+    add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + n), "scaling");
+  }
+  if (options.baseline_each && w.min_gpus() <= 1) {
+    for (std::size_t i = 1; i < plan.devices.size(); ++i) add_group({plan.devices[i]}, "baseline");
+  }
+}
+
+}  // namespace
+
+Plan make_plan(const SweepOptions& options, int visible) {
+  Plan plan;
+  plan.devices = select_devices(options, visible);
+  select_gpu_counts(options, plan);
+  const std::vector<const Workload*> selected = select_workloads(options);
+  validate_overrides(options, selected);
+  std::size_t index = 0;
+  for (const Workload* w : selected) add_workload_groups(*w, options, index, plan);
   if (plan.groups.empty()) {
     throw UsageError("the options select no points (check --gpus, --workloads and --dtypes)");
   }

@@ -1,6 +1,10 @@
 // `mgbench sweep`'s options: what the user asked for, validated before any device is probed.
+#include <algorithm>
 #include <cstdlib>
+#include <initializer_list>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cxxopts.hpp>
@@ -30,7 +34,8 @@ cxxopts::Options sweep_cli() {
       ("dtypes", "data types, e.g. bf16,fp32", cxxopts::value<std::string>())
       ("param", "override a workload axis: NAME=V1,V2 (repeatable)",
        cxxopts::value<std::vector<std::string>>())
-      ("profile", "quick | standard | full", cxxopts::value<std::string>()->default_value("standard"))
+      ("profile", "quick | standard | full",
+       cxxopts::value<std::string>()->default_value("standard"))
       ("min-samples", "minimum samples per point", cxxopts::value<std::string>())
       ("min-time", "minimum measured seconds per point", cxxopts::value<std::string>())
       ("max-noise", "relative stdev target in percent (default 0.5)", cxxopts::value<std::string>())
@@ -66,15 +71,76 @@ cxxopts::Options sweep_cli() {
   return options;
 }
 
-}  // namespace
+using Args = cxxopts::ParseResult;
 
-SweepOptions parse_sweep_options(int argc, char** argv) {
-  auto cli = sweep_cli();
-  const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
-  SweepOptions o;
-  auto str = [&](const char* name) { return args[name].as<std::string>(); };
-  o.verbosity = args.count("quiet") ? -1 : (args.count("verbose") ? 1 : 0);
-  o.profile = profile_from_string(str("profile"));
+std::string str(const Args& args, const char* name) { return args[name].as<std::string>(); }
+
+// The value of `option` among `choices` (name -> value); UsageError naming them otherwise.
+template <typename T>
+T choose(const std::string& option, const std::string& text,
+         std::initializer_list<std::pair<const char*, T>> choices) {
+  std::string names;
+  for (const auto& [name, value] : choices) {
+    if (text == name) return value;
+    names += (names.empty() ? "" : " or ") + std::string(name);
+  }
+  throw UsageError(fmt::format("invalid --{} '{}': expected {}", option, text, names));
+}
+
+// --NAME as a number above zero (or at least zero with `allow_zero`).
+double parse_number(const Args& args, const char* name, bool allow_zero) {
+  const double value = parse_double(str(args, name), std::string("--") + name);
+  if (allow_zero ? value < 0 : value <= 0) {
+    throw UsageError(fmt::format("invalid --{}: must be {}", name, allow_zero ? ">= 0" : "> 0"));
+  }
+  return value;
+}
+
+// "a=1", "2" (cxxopts splits vector values at commas) glued back into "a=1,2", then parsed.
+std::map<std::string, std::vector<std::string>> parse_param_overrides(
+    const std::vector<std::string>& pieces) {
+  std::vector<std::string> items;
+  for (const auto& piece : pieces) {
+    if (piece.find('=') == std::string::npos && !items.empty()) {
+      items.back() += "," + piece;
+    } else {
+      items.push_back(piece);
+    }
+  }
+  std::map<std::string, std::vector<std::string>> overrides;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw UsageError(fmt::format("invalid --param '{}': expected NAME=V1,V2", item));
+    }
+    overrides[item.substr(0, eq)] =
+        split_list(item.substr(eq + 1), "--param " + item.substr(0, eq));
+  }
+  return overrides;
+}
+
+// What to run: GPU counts, devices, workloads and their axes.
+void parse_selection(const Args& args, SweepOptions& o) {
+  if (args.count("gpus")) o.gpu_counts = parse_gpu_counts(str(args, "gpus"), -1);
+  if (args.count("devices")) o.devices = parse_device_list(str(args, "devices"), -1);
+  if (args.count("workloads")) o.workloads = split_list(str(args, "workloads"), "--workloads");
+  if (args.count("batch-sizes")) {
+    if (str(args, "batch-sizes") == "auto") {
+      o.batch_auto = true;
+    } else {
+      o.batch_sizes = split_list(str(args, "batch-sizes"), "--batch-sizes");
+      for (const auto& b : o.batch_sizes) parse_positive_int(b, "--batch-sizes value");
+    }
+  }
+  if (args.count("dtypes")) o.dtypes = split_list(str(args, "dtypes"), "--dtypes");
+  if (args.count("param")) {
+    o.param_overrides = parse_param_overrides(args["param"].as<std::vector<std::string>>());
+  }
+}
+
+// The profile and its stopping rule.
+void apply_profile(const Args& args, SweepOptions& o) {
+  o.profile = profile_from_string(str(args, "profile"));
   switch (o.profile) {
     case Profile::quick:
       o.settings.stopping = {5, 0.1, 1.0, 0.005, 100000};
@@ -87,108 +153,83 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
       break;
   }
   o.settings.profile = to_string(o.profile);
-  if (args.count("gpus")) o.gpu_counts = parse_gpu_counts(str("gpus"), -1);
-  if (args.count("devices")) o.devices = parse_device_list(str("devices"), -1);
-  if (args.count("workloads")) o.workloads = split_list(str("workloads"), "--workloads");
-  if (args.count("batch-sizes")) {
-    if (str("batch-sizes") == "auto") {
-      o.batch_auto = true;
-    } else {
-      o.batch_sizes = split_list(str("batch-sizes"), "--batch-sizes");
-      for (const auto& b : o.batch_sizes) parse_positive_int(b, "--batch-sizes value");
-    }
-  }
-  if (args.count("dtypes")) o.dtypes = split_list(str("dtypes"), "--dtypes");
-  if (args.count("param")) {
-    // cxxopts splits vector values at commas: glue "a=1", "2" back into "a=1,2".
-    std::vector<std::string> items;
-    for (const auto& piece : args["param"].as<std::vector<std::string>>()) {
-      if (piece.find('=') == std::string::npos && !items.empty()) {
-        items.back() += "," + piece;
-      } else {
-        items.push_back(piece);
-      }
-    }
-    for (const auto& item : items) {
-      const auto eq = item.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        throw UsageError(fmt::format("invalid --param '{}': expected NAME=V1,V2", item));
-      }
-      o.param_overrides[item.substr(0, eq)] =
-          split_list(item.substr(eq + 1), "--param " + item.substr(0, eq));
-    }
-  }
+}
+
+// How long each point samples: overrides of the profile's stopping rule.
+void parse_stopping(const Args& args, SweepOptions& o) {
+  StoppingCriteria& stop = o.settings.stopping;
   if (args.count("min-samples")) {
-    o.settings.stopping.min_samples =
-        static_cast<std::size_t>(parse_positive_int(str("min-samples"), "--min-samples"));
+    stop.min_samples =
+        static_cast<std::size_t>(parse_positive_int(str(args, "min-samples"), "--min-samples"));
   }
-  if (args.count("min-time")) {
-    o.settings.stopping.min_time_s = parse_double(str("min-time"), "--min-time");
-    if (o.settings.stopping.min_time_s < 0) throw UsageError("invalid --min-time: must be >= 0");
-  }
+  if (args.count("min-time")) stop.min_time_s = parse_number(args, "min-time", true);
   if (args.count("max-noise")) {
-    std::string text = str("max-noise");
+    std::string text = str(args, "max-noise");
     if (!text.empty() && text.back() == '%') text.pop_back();
     const double pct = parse_double(text, "--max-noise");
     if (pct <= 0 || pct >= 100) {
       throw UsageError(fmt::format("invalid --max-noise '{}': expected a percentage in (0, 100)",
-                                   str("max-noise")));
+                                   str(args, "max-noise")));
     }
-    o.settings.stopping.max_noise = pct / 100.0;
+    stop.max_noise = pct / 100.0;
   }
   if (args.count("max-time-per-point")) {
-    o.settings.stopping.max_time_s = parse_double(str("max-time-per-point"), "--max-time-per-point");
-    if (o.settings.stopping.max_time_s <= 0) {
-      throw UsageError("invalid --max-time-per-point: must be > 0");
-    }
+    stop.max_time_s = parse_number(args, "max-time-per-point", false);
   }
-  if (args.count("out")) o.out_dir = str("out");
-  if (args.count("json")) o.json_path = str("json");
-  if (args.count("csv")) o.csv_path = str("csv");
-  if (args.count("resume")) o.resume_dir = str("resume");
+}
+
+// How the sweep runs: isolation, time-outs, scaling mode, baselines, telemetry.
+void parse_execution(const Args& args, SweepOptions& o) {
   o.dry_run = args.count("dry-run") > 0;
-  const std::string isolation = str("isolation");
-  if (isolation == "process") {
-    o.isolation = Isolation::process;
-  } else if (isolation == "none") {
-    o.isolation = Isolation::none;
-  } else {
-    throw UsageError(fmt::format("invalid --isolation '{}': expected process or none", isolation));
-  }
+  o.isolation = choose<Isolation>("isolation", str(args, "isolation"),
+                                  {{"process", Isolation::process}, {"none", Isolation::none}});
   if (args.count("group-timeout")) {
-    o.settings.group_timeout_s = parse_double(str("group-timeout"), "--group-timeout");
-    if (o.settings.group_timeout_s <= 0) throw UsageError("invalid --group-timeout: must be > 0");
+    o.settings.group_timeout_s = parse_number(args, "group-timeout", false);
   } else {
     o.settings.group_timeout_s = std::max(300.0, 20 * o.settings.stopping.max_time_s);
   }
-  const std::string scaling = str("scaling");
-  if (scaling == "weak") {
-    o.scaling = ScalingMode::weak;
-  } else if (scaling == "strong") {
-    o.scaling = ScalingMode::strong;
-  } else {
-    throw UsageError(fmt::format("invalid --scaling '{}': expected weak or strong", scaling));
-  }
+  o.scaling = choose<ScalingMode>("scaling", str(args, "scaling"),
+                                  {{"weak", ScalingMode::weak}, {"strong", ScalingMode::strong}});
   if (args.count("baseline")) {
-    if (str("baseline") != "each") {
-      throw UsageError(fmt::format("invalid --baseline '{}': expected each", str("baseline")));
-    }
+    choose<bool>("baseline", str(args, "baseline"), {{"each", true}});
     o.baseline_each = true;
   }
   if (args.count("telemetry-interval")) {
     o.settings.telemetry_interval_s =
-        static_cast<double>(parse_positive_int(str("telemetry-interval"), "--telemetry-interval")) /
+        static_cast<double>(
+            parse_positive_int(str(args, "telemetry-interval"), "--telemetry-interval")) /
         1000.0;
   }
   o.settings.telemetry = args.count("no-telemetry") == 0;
+}
+
+// Where the results go and what is done with them afterwards.
+void parse_outputs(const Args& args, SweepOptions& o) {
+  if (args.count("out")) o.out_dir = str(args, "out");
+  if (args.count("json")) o.json_path = str(args, "json");
+  if (args.count("csv")) o.csv_path = str(args, "csv");
+  if (args.count("resume")) o.resume_dir = str(args, "resume");
   o.skip_doctor = args.count("skip-doctor") > 0;
   o.no_report = args.count("no-report") > 0;
   o.no_history = args.count("no-history") > 0;
-  if (args.count("db")) o.db_path = str("db");
+  if (args.count("db")) o.db_path = str(args, "db");
   if (args.count("price-per-gpu-hour")) {
-    o.price_per_gpu_hour = parse_double(str("price-per-gpu-hour"), "--price-per-gpu-hour");
-    if (o.price_per_gpu_hour <= 0) throw UsageError("invalid --price-per-gpu-hour: must be > 0");
+    o.price_per_gpu_hour = parse_number(args, "price-per-gpu-hour", false);
   }
+}
+
+}  // namespace
+
+SweepOptions parse_sweep_options(int argc, char** argv) {
+  auto cli = sweep_cli();
+  const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
+  SweepOptions o;
+  o.verbosity = args.count("quiet") ? -1 : (args.count("verbose") ? 1 : 0);
+  apply_profile(args, o);
+  parse_selection(args, o);
+  parse_stopping(args, o);
+  parse_execution(args, o);
+  parse_outputs(args, o);
   if (const char* slowdown = std::getenv("MGBENCH_TEST_SLOWDOWN")) {
     o.settings.test_slowdown = parse_double(slowdown, "MGBENCH_TEST_SLOWDOWN");
   }

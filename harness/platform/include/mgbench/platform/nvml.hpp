@@ -1,7 +1,7 @@
 #pragma once
 // NVML, loaded at run time with dlopen("libnvidia-ml.so.1"), so that mgbench runs where NVML is
 // missing (telemetry is then null, with one warning). Only the few NVML types and functions
-// mgbench uses are declared (in nvml.cpp), with the versioned symbol names (nvmlInit_v2,
+// mgbench uses are declared (in nvml_api.hpp), with the versioned symbol names (nvmlInit_v2,
 // nvmlDeviceGetHandleByIndex_v2, nvmlDeviceGetPciInfo_v3...). Every query returns an empty
 // optional (or an empty string) when NVML cannot answer: NOT_SUPPORTED is common on cloud VMs and
 // under MIG, and never an error here.
@@ -189,7 +189,7 @@ class Nvml {
   // Compute processes on the device; nullopt when NVML cannot list them.
   std::optional<std::vector<NvmlProcess>> compute_processes(NvmlDevice device) const;
 
-  struct Api;  // resolved function pointers (nvml.cpp)
+  struct Api;  // resolved function pointers (nvml_api.hpp)
 
  private:
   Nvml() = default;

@@ -1,23 +1,12 @@
-// `mgbench doctor`: fact collection (CUDA, NVML, /proc, /sys, a short GEMM load) and the pure
-// rules that turn facts into checks.
+// `mgbench doctor`: the pure rules that turn collected facts (doctor_facts.cpp) into checks.
 #include "mgbench/platform/doctor.hpp"
 
-#include <cuda_runtime_api.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <map>
-#include <memory>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "mgbench/core/check.hpp"
-#include "mgbench/core/error.hpp"
 #include "mgbench/platform/fingerprint.hpp"
 
 namespace mgbench {
@@ -59,6 +48,21 @@ std::string reasons_text(std::uint64_t mask) {
 DoctorCheck make(const char* name, CheckStatus status, std::string finding,
                  std::string next = "") {
   return DoctorCheck{name, status, std::move(finding), std::move(next)};
+}
+
+
+// The GPUs whose `flag` reads `value`; nullopt when no GPU knows the flag.
+std::optional<std::vector<int>> gpus_with(const DoctorFacts& f, std::optional<bool> GpuFacts::*flag,
+                                          bool value) {
+  std::vector<int> ids;
+  bool known = false;
+  for (const auto& g : f.gpus) {
+    if (!(g.*flag)) continue;
+    known = true;
+    if (*(g.*flag) == value) ids.push_back(g.index);
+  }
+  if (!known) return std::nullopt;
+  return ids;
 }
 
 // ---- rules ----------------------------------------------------------------------------------
@@ -276,17 +280,11 @@ DoctorCheck check_p2p_path(const DoctorFacts& f) {
 }
 
 DoctorCheck check_persistence(const DoctorFacts& f) {
-  std::vector<int> off;
-  bool known = false;
-  for (const auto& g : f.gpus) {
-    if (!g.persistence_mode) continue;
-    known = true;
-    if (!*g.persistence_mode) off.push_back(g.index);
-  }
-  if (!known) return make("persistence_mode", CheckStatus::skip, "persistence mode unknown");
-  if (off.empty()) return make("persistence_mode", CheckStatus::pass, "persistence mode on");
+  const auto off = gpus_with(f, &GpuFacts::persistence_mode, false);
+  if (!off) return make("persistence_mode", CheckStatus::skip, "persistence mode unknown");
+  if (off->empty()) return make("persistence_mode", CheckStatus::pass, "persistence mode on");
   return make("persistence_mode", CheckStatus::warn,
-              "persistence mode off on " + gpu_list(off) +
+              "persistence mode off on " + gpu_list(*off) +
                   ": the driver re-initialises the GPU for each process",
               "sudo nvidia-smi -pm 1 (or enable nvidia-persistenced)");
 }
@@ -440,17 +438,11 @@ DoctorCheck check_row_remapping(const DoctorFacts& f) {
 }
 
 DoctorCheck check_mig(const DoctorFacts& f) {
-  std::vector<int> on;
-  bool known = false;
-  for (const auto& g : f.gpus) {
-    if (!g.mig_enabled) continue;
-    known = true;
-    if (*g.mig_enabled) on.push_back(g.index);
-  }
-  if (!known) return make("mig", CheckStatus::skip, "MIG mode unknown or not supported");
-  if (on.empty()) return make("mig", CheckStatus::pass, "MIG disabled");
+  const auto on = gpus_with(f, &GpuFacts::mig_enabled, true);
+  if (!on) return make("mig", CheckStatus::skip, "MIG mode unknown or not supported");
+  if (on->empty()) return make("mig", CheckStatus::pass, "MIG disabled");
   return make("mig", CheckStatus::warn,
-              "MIG enabled on " + gpu_list(on) + ": CUDA sees GPU slices, not whole GPUs",
+              "MIG enabled on " + gpu_list(*on) + ": CUDA sees GPU slices, not whole GPUs",
               "sudo nvidia-smi -i <gpu> -mig 0 (then reset the GPU) to benchmark whole GPUs");
 }
 
@@ -600,126 +592,6 @@ Json doctor_to_json(const std::vector<DoctorCheck>& checks) {
     ++counts[to_string(c.status)];
   }
   return Json{{"checks", std::move(list)}, {"summary", counts}, {"ok", !doctor_failed(checks)}};
-}
-
-// ---- collection -----------------------------------------------------------------------------
-
-DoctorFacts collect_doctor_facts(const DeviceInventory& inventory, const DeviceLoadFn& load,
-                                 double load_seconds) {
-  DoctorFacts f;
-  const auto nvml = nvml_instance();
-  f.nvml_available = nvml != nullptr;
-  f.nvml_error = nvml ? "" : nvml_load_error();
-  f.cuda_driver = inventory.versions.driver;
-  f.cuda_runtime = inventory.versions.runtime;
-  f.nccl_built = inventory.versions.nccl_built;
-  f.nccl_loaded = inventory.versions.nccl_loaded;
-  if (nvml) {
-    f.driver_version = nvml->driver_version();
-    f.nvml_device_count = static_cast<int>(nvml->device_count());
-  }
-  const unsigned self = static_cast<unsigned>(::getpid());
-
-  std::vector<NvmlDevice> handles;
-  for (const auto& d : inventory.devices) {
-    GpuFacts g;
-    g.index = d.index;
-    g.name = d.name;
-    g.pci_bus_id = normalize_pci_bus_id(d.pci_bus_id);
-    g.memory_bytes = d.total_memory;
-    g.numa_node = gpu_numa_node(g.pci_bus_id);
-    g.cpu_affinity = gpu_local_cpulist(g.pci_bus_id);
-    const NvmlDevice h = nvml ? nvml->device_by_pci_bus_id(g.pci_bus_id) : NvmlDevice{};
-    handles.push_back(h);
-    if (h) {
-      g.nvml = true;
-      g.vbios = nvml->vbios_version(h);
-      g.persistence_mode = nvml->persistence_mode(h);
-      const auto limits = nvml->power_limits(h);
-      g.power_limit_w = limits.enforced_w ? limits.enforced_w : limits.management_w;
-      g.default_power_limit_w = limits.default_w;
-      const auto link = nvml->pcie_link(h);
-      g.pcie_gen_idle = link.gen_current;
-      g.pcie_width_idle = link.width_current;
-      g.pcie_gen_max = link.gen_max;
-      g.pcie_gen_gpu_max = link.gen_gpu_max;
-      g.pcie_width_max = link.width_max;
-      g.reasons_idle = nvml->clock_event_reasons(h);
-      if (const auto ecc = nvml->ecc_mode(h)) g.ecc_enabled = ecc->first;
-      g.ecc_uncorrected_volatile = nvml->ecc_uncorrected(h, false);
-      g.ecc_uncorrected_aggregate = nvml->ecc_uncorrected(h, true);
-      g.remapped_rows = nvml->remapped_rows(h);
-      g.retired_pages = nvml->retired_pages(h);
-      if (const auto mig = nvml->mig_mode(h)) g.mig_enabled = mig->first;
-      if (const auto processes = nvml->compute_processes(h)) {
-        std::vector<GpuProcessFact> others;
-        for (const auto& p : *processes) {
-          if (p.pid != self) others.push_back(GpuProcessFact{p.pid, p.name, p.used_memory});
-        }
-        g.other_processes = std::move(others);
-      }
-      const auto links = nvml->nvlinks(h);
-      g.nvlink_total = links.links_total;
-      g.nvlink_up = links.links_up;
-    }
-    f.gpus.push_back(std::move(g));
-  }
-
-  const auto labels = gpu_topology_labels(inventory);
-  for (std::size_t i = 0; i < inventory.devices.size(); ++i) {
-    for (std::size_t j = i + 1; j < inventory.devices.size(); ++j) {
-      GpuPairFacts p;
-      p.a = inventory.devices[i].index;
-      p.b = inventory.devices[j].index;
-      const auto& peer = inventory.peer_access;
-      p.peer_access = i < peer.size() && j < peer.size() && j < peer[i].size() &&
-                      i < peer[j].size() && peer[i][j] && peer[j][i];
-      p.topology = labels[i][j];
-      f.pairs.push_back(p);
-    }
-  }
-
-  if (load && !inventory.devices.empty()) {
-    std::vector<int> devices;
-    for (const auto& d : inventory.devices) devices.push_back(d.index);
-    auto observe = [&](double) {
-      for (std::size_t i = 0; i < f.gpus.size(); ++i) {
-        if (!handles[i]) continue;
-        auto& g = f.gpus[i];
-        if (const auto r = nvml->clock_event_reasons(handles[i])) {
-          g.reasons_load = g.reasons_load.value_or(0) | *r;
-        }
-        if (const auto t = nvml->temperature_c(handles[i])) {
-          g.max_temp_load_c = std::max(g.max_temp_load_c.value_or(0), static_cast<double>(*t));
-        }
-        const auto link = nvml->pcie_link(handles[i]);
-        if (link.gen_current) {
-          g.pcie_gen_load = std::max(g.pcie_gen_load.value_or(0), *link.gen_current);
-        }
-        if (link.width_current) {
-          g.pcie_width_load = std::max(g.pcie_width_load.value_or(0), *link.width_current);
-        }
-      }
-    };
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      load(devices, load_seconds, observe, 0.25);
-      f.load_ran = true;
-    } catch (const std::exception& e) {
-      f.load_error = e.what();
-    }
-    f.load_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
-  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES")) f.cuda_visible_devices = v;
-  if (const char* v = std::getenv("CUDA_DEVICE_ORDER")) f.cuda_device_order = v;
-  const HostFacts host = collect_host_facts();
-  f.host_memory_bytes = host.memory_bytes;
-  f.host_numa_nodes = static_cast<int>(host.numa_nodes.size());
-  f.virtualization = host.virtualization;
-  f.container = host.container;
-  return f;
 }
 
 }  // namespace mgbench

@@ -1,0 +1,138 @@
+// Scaling efficiency of the runs being compared: RunResult::scaling rows when a run has them,
+// else X(N) / (N X(1)) of the throughput metric; side by side for two runs, per point for the
+// offer table.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "compare_detail.hpp"
+#include "mgbench/analysis/compare.hpp"
+
+namespace mgbench {
+
+using namespace compare_detail;
+
+namespace {
+
+// Rows of RunResult::scaling (mgbench/scaling.hpp: series {workload, params, rows: [{gpus,
+// efficiency, point_index...}]}), found generically: any object with integer "gpus" and
+// numeric "efficiency", workload and params inherited from the enclosing objects.
+void collect_scaling(const Json& node, std::string workload, Json params,
+                     std::vector<EffEntry>& out) {
+  if (node.is_array()) {
+    for (const Json& item : node) collect_scaling(item, workload, params, out);
+    return;
+  }
+  if (!node.is_object()) return;
+  if (node.contains("workload") && node["workload"].is_string()) {
+    workload = node["workload"].get<std::string>();
+  }
+  if (node.contains("params") && node["params"].is_object()) params = node["params"];
+  if (node.contains("gpus") && node["gpus"].is_number_integer() && node.contains("efficiency") &&
+      node["efficiency"].is_number() && !workload.empty()) {
+    EffEntry e{workload, params, node["gpus"].get<int>(), node["efficiency"].get<double>(),
+               std::nullopt};
+    if (node.contains("point_index") && node["point_index"].is_number_unsigned()) {
+      e.point_index = node["point_index"].get<std::size_t>();
+    }
+    out.push_back(std::move(e));
+  }
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (it.value().is_structured() && it.key() != "params") {
+      collect_scaling(it.value(), workload, params, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::string efficiency_key(const std::string& workload, const Params& params, int gpus) {
+  return workload + "|" + params_json_or_empty(params).dump() + "|" + std::to_string(gpus);
+}
+
+namespace compare_detail {
+
+std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOptions& options) {
+  std::vector<EffEntry> out;
+  collect_scaling(Json(run.scaling), "", Json::object(), out);
+  std::set<std::string> workloads_with_rows;
+  for (const EffEntry& e : out) workloads_with_rows.insert(e.workload);
+  // Fallback for workloads the run has no scaling rows for: X(N) / (N X(1)).
+  std::map<std::string, double> single;  // workload|params -> X(1)
+  for (const PointResult& p : run.points) {
+    if (p.status != Status::ok || p.gpus != 1) continue;
+    const Quantity q = quantity_for(p.workload, options);
+    if (q.metric.empty()) continue;
+    if (auto v = quantity_value(p, q); v && *v > 0) {
+      single.emplace(p.workload + "|" + params_json_or_empty(p.params).dump(), *v);
+    }
+  }
+  for (const PointResult& p : run.points) {
+    if (p.status != Status::ok || workloads_with_rows.count(p.workload)) continue;
+    const Quantity q = quantity_for(p.workload, options);
+    if (q.metric.empty()) continue;
+    auto it = single.find(p.workload + "|" + params_json_or_empty(p.params).dump());
+    const std::optional<double> v = quantity_value(p, q);
+    if (it == single.end() || !v) continue;
+    out.push_back(EffEntry{p.workload, params_json_or_empty(p.params), p.gpus,
+                           *v / (p.gpus * it->second), p.index});
+  }
+  return out;
+}
+
+std::optional<double> point_efficiency(const std::vector<EffEntry>& entries, const PointResult& p) {
+  for (const EffEntry& e : entries) {
+    if (e.point_index && *e.point_index == p.index && e.workload == p.workload &&
+        e.gpus == p.gpus) {
+      return e.value;
+    }
+  }
+  const Json params = params_json_or_empty(p.params);
+  for (const EffEntry& e : entries) {
+    if (e.workload == p.workload && e.gpus == p.gpus && e.params == params) return e.value;
+  }
+  return std::nullopt;
+}
+
+std::vector<EfficiencyRow> efficiency_rows(const RunResult& base, const RunResult& next,
+                                           const CompareOptions& options) {
+  std::vector<EfficiencyRow> out;
+  std::map<std::string, EfficiencyRow> rows;
+  auto add_rows = [&](const std::vector<EffEntry>& entries, bool is_base) {
+    for (const EffEntry& e : entries) {
+      if (e.gpus <= 1) continue;
+      const std::string key = efficiency_key(e.workload, e.params, e.gpus);
+      auto it = rows.find(key);
+      if (it == rows.end()) {
+        it = rows.emplace(key,
+                          EfficiencyRow{e.workload, e.params, e.gpus, std::nullopt, std::nullopt})
+                 .first;
+      }
+      std::optional<double>& slot = is_base ? it->second.base : it->second.next;
+      if (!slot) slot = e.value;  // first series row of a key wins
+    }
+  };
+  add_rows(collect_efficiencies(base, options), true);
+  add_rows(collect_efficiencies(next, options), false);
+  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  std::stable_sort(out.begin(), out.end(), [](const EfficiencyRow& a, const EfficiencyRow& b) {
+    if (a.workload != b.workload) return a.workload < b.workload;
+    if (a.params != b.params) return a.params.dump() < b.params.dump();
+    return a.gpus < b.gpus;
+  });
+  return out;
+}
+
+}  // namespace compare_detail
+
+std::map<std::string, double> efficiencies(const RunResult& run, const CompareOptions& given) {
+  const CompareOptions options = with_headlines(given, {&run});
+  std::map<std::string, double> out;
+  for (const EffEntry& e : collect_efficiencies(run, options)) {
+    out.emplace(efficiency_key(e.workload, e.params, e.gpus), e.value);
+  }
+  return out;
+}
+
+}  // namespace mgbench
