@@ -56,14 +56,13 @@ DeviceBuffer device_buffer(std::size_t bytes) {
   return DeviceBuffer(std::max<std::size_t>(bytes, 16));
 }
 
-ncclDataType_t nccl_datatype(ReduceDtype dtype) {
+ncclDataType_t nccl_datatype(kernels::DType dtype) {
   switch (dtype) {
-    case ReduceDtype::fp32: return ncclFloat32;
-    case ReduceDtype::bf16: return ncclBfloat16;
-    case ReduceDtype::fp16: return ncclFloat16;
-    case ReduceDtype::int32: return ncclInt32;
+    case kernels::DType::bf16: return ncclBfloat16;
+    case kernels::DType::fp16: return ncclFloat16;
+    case kernels::DType::int32: return ncclInt32;
+    default: return ncclFloat32;
   }
-  return ncclFloat32;
 }
 
 // State of one group run: the own all-reduce's buffers live for the whole group.
@@ -108,7 +107,7 @@ class AllreducePoint : public RankPoint {
     dtype_ = reduce_dtype_from_string(param_str(p, "dtype"));
     count_ = static_cast<std::size_t>(param_int(p, "count"));
     inplace_ = param_bool(p, "inplace");
-    const std::size_t bytes = count_ * reduce_dtype_size(dtype_);
+    const std::size_t bytes = count_ * kernels::dtype_size(dtype_);
     send_ = device_buffer(bytes);
     if (!inplace_) recv_ = device_buffer(bytes);
     initialise();
@@ -165,7 +164,7 @@ class AllreducePoint : public RankPoint {
   void* out() const { return inplace_ ? send_.get() : recv_.get(); }
 
   RankEnv env_;
-  ReduceDtype dtype_ = ReduceDtype::fp32;
+  kernels::DType dtype_ = kernels::DType::fp32;
   std::size_t count_ = 0;
   bool inplace_ = false;
   DeviceBuffer send_, recv_;
@@ -173,11 +172,11 @@ class AllreducePoint : public RankPoint {
  private:
   // This rank's input pattern; the output poisoned (NaN / INT32_MIN: never a valid sum).
   void initialise() {
-    MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(send_.get(), count_, kernel_dtype(dtype_),
+    MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(send_.get(), count_, dtype_,
                                                      env_.rank, kSeed, env_.stream));
     if (!inplace_) {
       MGBENCH_CUDA_CHECK(
-          kernels::fill_poison(recv_.get(), count_, kernel_dtype(dtype_), env_.stream));
+          kernels::fill_poison(recv_.get(), count_, dtype_, env_.stream));
     }
   }
 
@@ -185,7 +184,7 @@ class AllreducePoint : public RankPoint {
     DeviceBuffer counter = device_buffer(sizeof(unsigned long long));
     auto* c = static_cast<unsigned long long*>(counter.get());
     MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
-    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(), count_, kernel_dtype(dtype_),
+    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(), count_, dtype_,
                                                       env_.nranks, kSeed, c, env_.stream));
     unsigned long long host = 0;
     MGBENCH_CUDA_CHECK(

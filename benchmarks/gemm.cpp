@@ -47,13 +47,14 @@ enum class Impl { cublas, mgbench };
 
 struct DtypeInfo {
   std::string name;
-  kernels::DType input;   // storage type of A and B
+  kernels::DType input;   // type of A and B (tf32: stored as fp32, TF32 math)
   kernels::DType output;  // storage type of C
 };
 
 DtypeInfo dtype_info(const std::string& name) {
   using kernels::DType;
-  if (name == "fp32" || name == "tf32") return {name, DType::fp32, DType::fp32};
+  if (name == "fp32") return {name, DType::fp32, DType::fp32};
+  if (name == "tf32") return {name, DType::tf32, DType::fp32};
   if (name == "fp16") return {name, DType::fp16, DType::fp16};
   if (name == "bf16") return {name, DType::bf16, DType::bf16};
   if (name == "fp8") return {name, DType::fp8_e4m3, DType::bf16};
@@ -130,13 +131,6 @@ class LtMatmul {
   cublasLtMatmulHeuristicResult_t heuristic_{};
 };
 
-kernels::GemmType own_type(const std::string& dtype) {
-  if (dtype == "fp32") return kernels::GemmType::fp32;
-  if (dtype == "tf32") return kernels::GemmType::tf32;
-  if (dtype == "fp16") return kernels::GemmType::fp16;
-  return kernels::GemmType::bf16;
-}
-
 class GemmPoint final : public RankPoint {
  public:
   explicit GemmPoint(RankEnv& env)
@@ -183,7 +177,7 @@ class GemmPoint final : public RankPoint {
     if (impl_ == Impl::cublas) {
       lt_->enqueue(a_->get(), b_->get(), c_->get(), workspace_->get(), stream_);
     } else {
-      MGBENCH_CUDA_CHECK(kernels::gemm(own_type(dtype_.name), m_, n_, k_, a_->get(), b_->get(),
+      MGBENCH_CUDA_CHECK(kernels::gemm(dtype_.input, m_, n_, k_, a_->get(), b_->get(),
                                        c_->get(), stream_));
     }
   }

@@ -92,6 +92,86 @@ struct NcclComms::Watchdog {
   std::thread thread;
 };
 
+namespace {
+
+// Why creating the communicators failed (empty text: it did not).
+struct InitFailure {
+  std::string text;
+  ncclResult_t code = ncclSuccess;
+};
+
+// Aborts every communicator created so far.
+void abort_created(const std::vector<int>& devices, std::vector<ncclComm_t>& comms) {
+  for (std::size_t r = 0; r < comms.size(); ++r) {
+    if (comms[r] == nullptr) continue;
+    (void)cudaSetDevice(devices[r]);
+    MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms[r]));
+    comms[r] = nullptr;
+  }
+}
+
+// Starts the non-blocking init of every rank. One thread initialises every rank: the calls
+// must be grouped.
+InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>& comms) {
+  const int n = static_cast<int>(devices.size());
+  ncclUniqueId id;
+  MGBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  InitFailure failure;
+  MGBENCH_NCCL_CHECK(ncclGroupStart());
+  for (int r = 0; r < n && failure.text.empty(); ++r) {
+    const cudaError_t set = cudaSetDevice(devices[r]);
+    if (set != cudaSuccess) {
+      failure = {fmt::format("cudaSetDevice({}): {}", devices[r], cudaGetErrorString(set)),
+                 ncclUnhandledCudaError};
+      break;
+    }
+    const ncclResult_t res = ncclCommInitRankConfig(&comms[r], n, id, r, &config);
+    if (res != ncclSuccess && res != ncclInProgress) {
+      failure = {fmt::format("ncclCommInitRankConfig(rank {}): {}", r, ncclGetErrorString(res)),
+                 res};
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (failure.text.empty() && end != ncclSuccess && end != ncclInProgress) {
+    failure = {fmt::format("ncclGroupEnd after ncclCommInitRankConfig: {}",
+                           ncclGetErrorString(end)),
+               end};
+  }
+  return failure;
+}
+
+// Non-blocking init: polls every communicator until it leaves ncclInProgress. Sets
+// *timed_out (and returns no failure) when `deadline` passes first.
+InitFailure wait_init(const std::vector<int>& devices, const std::vector<ncclComm_t>& comms,
+                      Clock::time_point deadline, bool* timed_out) {
+  for (std::size_t r = 0; r < comms.size(); ++r) {
+    while (true) {
+      ncclResult_t state = ncclSuccess;
+      const ncclResult_t res = ncclCommGetAsyncError(comms[r], &state);
+      if (res != ncclSuccess) {
+        return {fmt::format("ncclCommGetAsyncError(rank {}): {}", r, ncclGetErrorString(res)),
+                res};
+      }
+      if (state == ncclSuccess) break;
+      if (state != ncclInProgress) {
+        return {fmt::format("NCCL init of rank {} (device {}) failed: {}", r, devices[r],
+                            nccl_error_text(comms[r], state)),
+                state};
+      }
+      if (Clock::now() > deadline) {
+        *timed_out = true;
+        return {};
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
     : devices_(devices), comms_(devices.size(), nullptr),
       watchdog_(std::make_unique<Watchdog>()) {
@@ -105,73 +185,20 @@ NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
   watchdog_->call_timeout_s = timeout_s;
 
   DeviceRestore restore;
-  auto abort_created = [this] {
-    for (std::size_t r = 0; r < comms_.size(); ++r) {
-      if (comms_[r] == nullptr) continue;
-      (void)cudaSetDevice(devices_[r]);
-      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms_[r]));
-      comms_[r] = nullptr;
-    }
-  };
-
-  ncclUniqueId id;
-  MGBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
-  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-  config.blocking = 0;
-
-  // One thread initialises every rank: the calls must be grouped.
-  std::string failure;
-  ncclResult_t failure_code = ncclSuccess;
-  MGBENCH_NCCL_CHECK(ncclGroupStart());
-  for (int r = 0; r < n && failure.empty(); ++r) {
-    const cudaError_t set = cudaSetDevice(devices_[r]);
-    if (set != cudaSuccess) {
-      failure = fmt::format("cudaSetDevice({}): {}", devices_[r], cudaGetErrorString(set));
-      failure_code = ncclUnhandledCudaError;
-      break;
-    }
-    const ncclResult_t res = ncclCommInitRankConfig(&comms_[r], n, id, r, &config);
-    if (res != ncclSuccess && res != ncclInProgress) {
-      failure = fmt::format("ncclCommInitRankConfig(rank {}): {}", r, ncclGetErrorString(res));
-      failure_code = res;
+  InitFailure failure = start_init(devices_, comms_);
+  if (failure.text.empty()) {
+    bool timed_out = false;
+    failure = wait_init(devices_, comms_, deadline_after(timeout_s), &timed_out);
+    if (timed_out) {
+      abort_created(devices_, comms_);
+      throw EnvironmentError(fmt::format(
+          "NCCL communicator init for devices [{}] did not finish within {:.3g} s",
+          fmt::join(devices_, ","), timeout_s));
     }
   }
-  const ncclResult_t end = ncclGroupEnd();
-  if (failure.empty() && end != ncclSuccess && end != ncclInProgress) {
-    failure = fmt::format("ncclGroupEnd after ncclCommInitRankConfig: {}", ncclGetErrorString(end));
-    failure_code = end;
-  }
-
-  // Non-blocking init: poll every communicator until it leaves ncclInProgress.
-  const auto deadline = deadline_after(timeout_s);
-  for (int r = 0; r < n && failure.empty(); ++r) {
-    while (true) {
-      ncclResult_t state = ncclSuccess;
-      const ncclResult_t res = ncclCommGetAsyncError(comms_[r], &state);
-      if (res != ncclSuccess) {
-        failure = fmt::format("ncclCommGetAsyncError(rank {}): {}", r, ncclGetErrorString(res));
-        failure_code = res;
-        break;
-      }
-      if (state == ncclSuccess) break;
-      if (state != ncclInProgress) {
-        failure = fmt::format("NCCL init of rank {} (device {}) failed: {}", r, devices_[r],
-                              nccl_error_text(comms_[r], state));
-        failure_code = state;
-        break;
-      }
-      if (Clock::now() > deadline) {
-        abort_created();
-        throw EnvironmentError(fmt::format(
-            "NCCL communicator init for devices [{}] did not finish within {:.3g} s",
-            fmt::join(devices_, ","), timeout_s));
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  if (!failure.empty()) {
-    abort_created();
-    throw_nccl(failure_code, failure, "NcclComms init");
+  if (!failure.text.empty()) {
+    abort_created(devices_, comms_);
+    throw_nccl(failure.code, failure.text, "NcclComms init");
   }
 
   {

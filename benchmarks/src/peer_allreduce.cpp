@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/bench/device_buffer.hpp"
+#include "mgbench/bench/dtype.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
@@ -64,36 +65,10 @@ void enable_peer_access(int device, const std::vector<int>& devices) {
 
 }  // namespace
 
-ReduceDtype reduce_dtype_from_string(const std::string& name) {
-  if (name == "fp32") return ReduceDtype::fp32;
-  if (name == "bf16") return ReduceDtype::bf16;
-  if (name == "fp16") return ReduceDtype::fp16;
-  if (name == "int32") return ReduceDtype::int32;
-  throw UsageError("unknown all-reduce dtype '" + name + "' (expected fp32, bf16, fp16 or int32)");
-}
-
-const char* to_string(ReduceDtype dtype) {
-  switch (dtype) {
-    case ReduceDtype::fp32: return "fp32";
-    case ReduceDtype::bf16: return "bf16";
-    case ReduceDtype::fp16: return "fp16";
-    case ReduceDtype::int32: return "int32";
-  }
-  return "?";
-}
-
-std::size_t reduce_dtype_size(ReduceDtype dtype) {
-  return dtype == ReduceDtype::bf16 || dtype == ReduceDtype::fp16 ? 2 : 4;
-}
-
-kernels::DType kernel_dtype(ReduceDtype dtype) {
-  switch (dtype) {
-    case ReduceDtype::fp32: return kernels::DType::fp32;
-    case ReduceDtype::bf16: return kernels::DType::bf16;
-    case ReduceDtype::fp16: return kernels::DType::fp16;
-    case ReduceDtype::int32: return kernels::DType::int32;
-  }
-  return kernels::DType::fp32;
+kernels::DType reduce_dtype_from_string(const std::string& name) {
+  using kernels::DType;
+  return dtype_from_string(name, {DType::fp32, DType::bf16, DType::fp16, DType::int32},
+                           "all-reduce");
 }
 
 const char* to_string(PeerAlgo algo) {
@@ -123,54 +98,55 @@ struct PeerAllreduce::Impl {
   kernels::AllreducePeers peers;
 };
 
-PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& s = *impl_;
-  s.rank = env.rank;
-  s.nranks = env.nranks;
-  s.device = env.device;
-  s.max_bytes = max_bytes;
-  // Group-uniform checks first: every rank decides the same without talking.
-  if (env.nranks > kernels::kAllreduceMaxRanks) {
-    throw WaivedError(fmt::format("the own all-reduce supports at most {} ranks, the group has {}",
-                                  kernels::kAllreduceMaxRanks, env.nranks));
-  }
-  const std::size_t half = (std::max<std::size_t>(max_bytes, 16) + 255) / 256 * 256;
+namespace {
 
-  // Every rank runs the same collectives in the same order, whatever fails locally: the
-  // group barrier cannot tell a failed rank from a late one.
+// This rank's local set-up: what failed (if anything) and its SM count.
+struct LocalSetup {
+  std::string waive;  // why the group cannot use peer access (identical on every rank)
+  std::exception_ptr error;
+  std::uint64_t code = kSetupOk;
+  int sm_count = 0;
+};
+
+std::vector<int> gather_devices(RankEnv& env) {
   std::vector<int> devices;
   for (void* slot : env.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
     devices.push_back(static_cast<int>(decode(slot)));
   }
-  std::string waive;
-  std::exception_ptr error;
-  std::uint64_t code = kSetupOk;
-  int sm_count = 0;
+  return devices;
+}
+
+// Enables peer access and allocates the staging buffer (two halves) and the sync flags.
+// Never throws: the outcome travels to the other ranks first.
+LocalSetup set_up_locally(RankEnv& env, const std::vector<int>& devices, std::size_t half,
+                          DeviceBuffer& staging, DeviceBuffer& sync) {
+  LocalSetup local;
   try {
-    waive = missing_peer_access(devices);
-    if (waive.empty()) {
+    local.waive = missing_peer_access(devices);
+    if (local.waive.empty()) {
       enable_peer_access(env.device, devices);
       MGBENCH_CUDA_CHECK(kernels::allreduce_preload());
       MGBENCH_CUDA_CHECK(
-          cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, env.device));
-      s.staging = DeviceBuffer(2 * half);
-      s.sync = DeviceBuffer(kernels::allreduce_sync_bytes());
+          cudaDeviceGetAttribute(&local.sm_count, cudaDevAttrMultiProcessorCount, env.device));
+      staging = DeviceBuffer(2 * half);
+      sync = DeviceBuffer(kernels::allreduce_sync_bytes());
       MGBENCH_CUDA_CHECK(
-          cudaMemsetAsync(s.sync.get(), 0, kernels::allreduce_sync_bytes(), env.stream));
+          cudaMemsetAsync(sync.get(), 0, kernels::allreduce_sync_bytes(), env.stream));
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));
     }
   } catch (const OutOfMemoryError&) {
-    error = std::current_exception();
-    code = kSetupOom;
+    local.error = std::current_exception();
+    local.code = kSetupOom;
   } catch (...) {
-    error = std::current_exception();
-    code = kSetupFailed;
+    local.error = std::current_exception();
+    local.code = kSetupFailed;
   }
-  const auto outcomes =
-      env.all_gather_ptr(encode(code | (static_cast<std::uint64_t>(sm_count) << 8)));
-  if (!waive.empty()) throw WaivedError(waive);
-  if (error) std::rethrow_exception(error);
+  return local;
+}
+
+// Throws when any rank's set-up failed (every rank throws the same kind); otherwise returns
+// the smallest SM count of the group.
+int check_outcomes(const RankEnv& env, const std::vector<void*>& outcomes, std::size_t half) {
   int min_sm = INT_MAX;
   for (int r = 0; r < env.nranks; ++r) {
     const std::uint64_t value = decode(outcomes[r]);
@@ -188,6 +164,34 @@ PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
     }
     min_sm = std::min(min_sm, static_cast<int>(value >> 8));
   }
+  return min_sm;
+}
+
+}  // namespace
+
+PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.rank = env.rank;
+  s.nranks = env.nranks;
+  s.device = env.device;
+  s.max_bytes = max_bytes;
+  // Group-uniform checks first: every rank decides the same without talking.
+  if (env.nranks > kernels::kAllreduceMaxRanks) {
+    throw WaivedError(fmt::format("the own all-reduce supports at most {} ranks, the group has {}",
+                                  kernels::kAllreduceMaxRanks, env.nranks));
+  }
+  const std::size_t half = (std::max<std::size_t>(max_bytes, 16) + 255) / 256 * 256;
+
+  // Every rank runs the same collectives in the same order, whatever fails locally: the
+  // group barrier cannot tell a failed rank from a late one.
+  const std::vector<int> devices = gather_devices(env);
+  const LocalSetup local = set_up_locally(env, devices, half, s.staging, s.sync);
+  const auto outcomes = env.all_gather_ptr(
+      encode(local.code | (static_cast<std::uint64_t>(local.sm_count) << 8)));
+  if (!local.waive.empty()) throw WaivedError(local.waive);
+  if (local.error) std::rethrow_exception(local.error);
+  const int min_sm = check_outcomes(env, outcomes, half);
 
   // Everybody is ready: exchange the buffers (no rank throws past this point).
   const auto staging = env.all_gather_ptr(s.staging.get());
@@ -207,19 +211,20 @@ PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
 
 PeerAllreduce::~PeerAllreduce() = default;
 
-PeerAlgo PeerAllreduce::resolve(std::size_t count, ReduceDtype dtype, PeerAlgo algo) const {
+PeerAlgo PeerAllreduce::resolve(std::size_t count, kernels::DType dtype,
+                                PeerAlgo algo) const {
   if (algo != PeerAlgo::automatic) return algo;
-  const std::size_t bytes = count * reduce_dtype_size(dtype);
+  const std::size_t bytes = count * kernels::dtype_size(dtype);
   return kernels::allreduce_auto_algo(bytes, impl_->nranks) == kernels::AllreduceAlgo::one_shot
              ? PeerAlgo::one_shot
              : PeerAlgo::two_shot;
 }
 
-PeerAlgo PeerAllreduce::run(const void* in, void* out, std::size_t count, ReduceDtype dtype,
+PeerAlgo PeerAllreduce::run(const void* in, void* out, std::size_t count, kernels::DType dtype,
                             cudaStream_t stream, PeerAlgo algo) {
   const Impl& s = *impl_;
   const PeerAlgo chosen = resolve(count, dtype, algo);
-  const std::size_t bytes = count * reduce_dtype_size(dtype);
+  const std::size_t bytes = count * kernels::dtype_size(dtype);
   if (bytes > s.peers.half_bytes) {
     throw UsageError(fmt::format("peer all-reduce of {} bytes exceeds its {}-byte buffer", bytes,
                                  s.max_bytes));
@@ -228,7 +233,7 @@ PeerAlgo PeerAllreduce::run(const void* in, void* out, std::size_t count, Reduce
   op.in = in;
   op.out = out;
   op.count = count;
-  op.dtype = kernel_dtype(dtype);
+  op.dtype = dtype;
   op.algo = chosen == PeerAlgo::two_shot ? kernels::AllreduceAlgo::two_shot
                                          : kernels::AllreduceAlgo::one_shot;
   MGBENCH_CUDA_CHECK(kernels::allreduce_launch(s.peers, op, stream));

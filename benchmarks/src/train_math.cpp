@@ -4,42 +4,30 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mgbench/bench/dtype.hpp"
 #include "mgbench/core/error.hpp"
 
 namespace mgbench::bench::train {
 
-Precision precision_from_string(const std::string& name) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "tf32") return Precision::tf32;
-  if (name == "bf16") return Precision::bf16;
-  if (name == "fp16") return Precision::fp16;
-  throw UsageError("unknown train_step dtype '" + name + "' (expected fp32, tf32, bf16 or fp16)");
+DType precision_from_string(const std::string& name) {
+  return dtype_from_string(name, {DType::fp32, DType::tf32, DType::bf16, DType::fp16},
+                           "train_step");
 }
 
-const char* to_string(Precision precision) {
+std::size_t element_bytes(DType precision) {
+  return precision == DType::bf16 || precision == DType::fp16 ? 2 : 4;
+}
+
+bool has_weight_copy(DType precision) { return element_bytes(precision) == 2; }
+
+double gradient_tolerance(DType precision) {
   switch (precision) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::bf16: return "bf16";
-    case Precision::fp16: return "fp16";
+    case DType::fp32: return 1e-4;
+    case DType::tf32: return 2e-2;
+    case DType::fp16: return 1e-2;
+    case DType::bf16: return 3e-2;
+    default: return 0;
   }
-  return "?";
-}
-
-std::size_t element_bytes(Precision precision) {
-  return precision == Precision::bf16 || precision == Precision::fp16 ? 2 : 4;
-}
-
-bool has_weight_copy(Precision precision) { return element_bytes(precision) == 2; }
-
-double gradient_tolerance(Precision precision) {
-  switch (precision) {
-    case Precision::fp32: return 1e-4;
-    case Precision::tf32: return 2e-2;
-    case Precision::fp16: return 1e-2;
-    case Precision::bf16: return 3e-2;
-  }
-  return 0;
 }
 
 namespace {
@@ -132,7 +120,7 @@ std::size_t slab_elements(std::size_t batch, std::size_t hidden) {
 }
 
 MemoryEstimate estimate_memory(int layers, std::size_t hidden, std::size_t batch,
-                               Precision precision, std::size_t gemm_workspace_bytes,
+                               DType precision, std::size_t gemm_workspace_bytes,
                                std::size_t bias_workspace_floats, std::size_t staging_bytes) {
   const ParamLayout layout = ParamLayout::make(layers, hidden);
   MemoryEstimate m;

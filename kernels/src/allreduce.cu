@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 namespace mgbench::kernels {
 
@@ -34,25 +35,32 @@ struct Fp32 {
   }
 };
 
-struct Bf16 {
+// bf16 (H = __nv_bfloat16) and fp16 (H = __half): 16-bit storage, fp32 accumulation, the
+// sum rounded to nearest.
+template <typename H>
+struct Float16 {
   using Bits = std::uint16_t;
   using Acc = float;
-  __device__ static Acc to_acc(Bits b) { return __bfloat162float(__ushort_as_bfloat16(b)); }
-  __device__ static Bits from_acc(Acc a) { return __bfloat16_as_ushort(__float2bfloat16_rn(a)); }
+  __device__ static Acc to_acc(Bits b) {
+    if constexpr (std::is_same_v<H, __nv_bfloat16>) {
+      return __bfloat162float(__ushort_as_bfloat16(b));
+    } else {
+      return __half2float(__ushort_as_half(b));
+    }
+  }
+  __device__ static Bits from_acc(Acc a) {
+    if constexpr (std::is_same_v<H, __nv_bfloat16>) {
+      return __bfloat16_as_ushort(__float2bfloat16_rn(a));
+    } else {
+      return __half_as_ushort(__float2half_rn(a));
+    }
+  }
   __device__ static Acc add(Acc a, Acc b) { return a + b; }
   __device__ static Bits from_int(int v) { return from_acc(static_cast<float>(v)); }
   __device__ static bool equals_int(Bits b, int v) { return to_acc(b) == static_cast<float>(v); }
 };
-
-struct Fp16 {
-  using Bits = std::uint16_t;
-  using Acc = float;
-  __device__ static Acc to_acc(Bits b) { return __half2float(__ushort_as_half(b)); }
-  __device__ static Bits from_acc(Acc a) { return __half_as_ushort(__float2half_rn(a)); }
-  __device__ static Acc add(Acc a, Acc b) { return a + b; }
-  __device__ static Bits from_int(int v) { return from_acc(static_cast<float>(v)); }
-  __device__ static bool equals_int(Bits b, int v) { return to_acc(b) == static_cast<float>(v); }
-};
+using Bf16 = Float16<__nv_bfloat16>;
+using Fp16 = Float16<__half>;
 
 struct Int32 {
   using Bits = std::uint32_t;
@@ -356,6 +364,20 @@ __global__ void count_wrong_kernel(const typename T::Bits* data, std::size_t cou
   if ((threadIdx.x & 31u) == 0 && wrong != 0) atomicAdd(counter, wrong);
 }
 
+// Calls f(T{}) with the element-type traits T of `dtype`, then returns the launch status;
+// cudaErrorInvalidValue for a type the all-reduce does not sum.
+template <typename F>
+cudaError_t with_traits(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::fp32: f(Fp32{}); break;
+    case DType::bf16: f(Bf16{}); break;
+    case DType::fp16: f(Fp16{}); break;
+    case DType::int32: f(Int32{}); break;
+    default: return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 const char* to_string(AllreduceAlgo algo) {
@@ -444,26 +466,11 @@ cudaError_t allreduce_fill_input(void* data, std::size_t count, DType dtype, int
                                  std::uint32_t seed, cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   const unsigned grid = data_grid(count);
-  switch (dtype) {
-    case DType::fp32:
-      fill_input_kernel<Fp32><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<std::uint32_t*>(data), count, rank, seed);
-      break;
-    case DType::bf16:
-      fill_input_kernel<Bf16><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<std::uint16_t*>(data), count, rank, seed);
-      break;
-    case DType::fp16:
-      fill_input_kernel<Fp16><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<std::uint16_t*>(data), count, rank, seed);
-      break;
-    case DType::int32:
-      fill_input_kernel<Int32><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<std::uint32_t*>(data), count, rank, seed);
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return with_traits(dtype, [&](auto traits) {
+    using T = decltype(traits);
+    fill_input_kernel<T><<<grid, kDataThreads, 0, stream>>>(
+        static_cast<typename T::Bits*>(data), count, rank, seed);
+  });
 }
 
 cudaError_t allreduce_count_wrong(const void* data, std::size_t count, DType dtype, int nranks,
@@ -471,26 +478,11 @@ cudaError_t allreduce_count_wrong(const void* data, std::size_t count, DType dty
                                   cudaStream_t stream) {
   if (count == 0) return cudaSuccess;
   const unsigned grid = data_grid(count);
-  switch (dtype) {
-    case DType::fp32:
-      count_wrong_kernel<Fp32><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<const std::uint32_t*>(data), count, nranks, seed, device_counter);
-      break;
-    case DType::bf16:
-      count_wrong_kernel<Bf16><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<const std::uint16_t*>(data), count, nranks, seed, device_counter);
-      break;
-    case DType::fp16:
-      count_wrong_kernel<Fp16><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<const std::uint16_t*>(data), count, nranks, seed, device_counter);
-      break;
-    case DType::int32:
-      count_wrong_kernel<Int32><<<grid, kDataThreads, 0, stream>>>(
-          static_cast<const std::uint32_t*>(data), count, nranks, seed, device_counter);
-      break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  return with_traits(dtype, [&](auto traits) {
+    using T = decltype(traits);
+    count_wrong_kernel<T><<<grid, kDataThreads, 0, stream>>>(
+        static_cast<const typename T::Bits*>(data), count, nranks, seed, device_counter);
+  });
 }
 
 }  // namespace mgbench::kernels

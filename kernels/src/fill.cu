@@ -9,6 +9,7 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <type_traits>
 
 namespace mgbench::kernels {
 
@@ -62,22 +63,36 @@ __host__ __device__ inline std::uint32_t uniform_fp32(const UniformSpec& s, std:
   return bits;
 }
 
-__host__ __device__ inline std::uint16_t uniform_bf16(const UniformSpec& s, std::uint64_t i) {
-  const float raw = element_float(s, i);
-  const __nv_bfloat16 b = __float2bfloat16_rn(raw);
+// The bits of f rounded to nearest into bf16 (Half = __nv_bfloat16) or fp16 (__half).
+template <typename Half>
+__host__ __device__ inline std::uint16_t round_16(float f) {
   std::uint16_t bits;
-  memcpy(&bits, &b, sizeof bits);
-  if ((bits & 0x7fffu) == 0) bits = sign_of(s, raw) ? 0x8080u : 0x0080u;
+  if constexpr (std::is_same_v<Half, __nv_bfloat16>) {
+    const __nv_bfloat16 b = __float2bfloat16_rn(f);
+    memcpy(&bits, &b, sizeof bits);
+  } else {
+    const __half h = __float2half_rn(f);
+    memcpy(&bits, &h, sizeof bits);
+  }
   return bits;
 }
 
-__host__ __device__ inline std::uint16_t uniform_fp16(const UniformSpec& s, std::uint64_t i) {
+// bf16 (Half = __nv_bfloat16, smallest normal 0x0080) or fp16 (__half, 0x0400).
+template <typename Half>
+__host__ __device__ inline std::uint16_t uniform_16(const UniformSpec& s, std::uint64_t i,
+                                                    std::uint16_t min_normal) {
   const float raw = element_float(s, i);
-  const __half h = __float2half_rn(raw);
-  std::uint16_t bits;
-  memcpy(&bits, &h, sizeof bits);
-  if ((bits & 0x7fffu) == 0) bits = sign_of(s, raw) ? 0x8400u : 0x0400u;
+  std::uint16_t bits = round_16<Half>(raw);
+  if ((bits & 0x7fffu) == 0) bits = sign_of(s, raw) ? (0x8000u | min_normal) : min_normal;
   return bits;
+}
+
+__host__ __device__ inline std::uint16_t uniform_bf16(const UniformSpec& s, std::uint64_t i) {
+  return uniform_16<__nv_bfloat16>(s, i, 0x0080u);
+}
+
+__host__ __device__ inline std::uint16_t uniform_fp16(const UniformSpec& s, std::uint64_t i) {
+  return uniform_16<__half>(s, i, 0x0400u);
 }
 
 __host__ __device__ inline std::uint8_t uniform_fp8(const UniformSpec& s, std::uint64_t i) {
@@ -102,31 +117,29 @@ __global__ void fill_uniform_kernel(Bits* out, std::uint64_t count, UniformSpec 
   }
 }
 
-struct GenFp32 {
-  __device__ std::uint32_t operator()(const UniformSpec& s, std::uint64_t i) const {
-    return uniform_fp32(s, i);
+// The generator of element type D (the fill kernel is instantiated per type).
+template <DType D>
+struct Gen {
+  __device__ auto operator()(const UniformSpec& s, std::uint64_t i) const {
+    if constexpr (D == DType::fp32) {
+      return uniform_fp32(s, i);
+    } else if constexpr (D == DType::bf16) {
+      return uniform_bf16(s, i);
+    } else if constexpr (D == DType::fp16) {
+      return uniform_fp16(s, i);
+    } else if constexpr (D == DType::fp8_e4m3) {
+      return uniform_fp8(s, i);
+    } else {
+      return uniform_int32(s, i);
+    }
   }
 };
-struct GenBf16 {
-  __device__ std::uint16_t operator()(const UniformSpec& s, std::uint64_t i) const {
-    return uniform_bf16(s, i);
-  }
-};
-struct GenFp16 {
-  __device__ std::uint16_t operator()(const UniformSpec& s, std::uint64_t i) const {
-    return uniform_fp16(s, i);
-  }
-};
-struct GenFp8 {
-  __device__ std::uint8_t operator()(const UniformSpec& s, std::uint64_t i) const {
-    return uniform_fp8(s, i);
-  }
-};
-struct GenInt32 {
-  __device__ std::int32_t operator()(const UniformSpec& s, std::uint64_t i) const {
-    return uniform_int32(s, i);
-  }
-};
+
+template <DType D, typename Bits>
+void launch_uniform(void* data, std::size_t count, const UniformSpec& spec, cudaStream_t stream) {
+  fill_uniform_kernel<<<grid_for(count), kThreads, 0, stream>>>(static_cast<Bits*>(data), count,
+                                                                 spec, Gen<D>{});
+}
 
 // Builds the spec; false when the range is invalid for the type.
 bool make_spec(DType dtype, std::uint64_t seed, double lo, double hi, UniformSpec* spec) {
@@ -223,6 +236,7 @@ __global__ void count_bad_kernel(const Bits* data, std::uint64_t count, int kind
 const char* to_string(DType dtype) {
   switch (dtype) {
     case DType::fp32: return "fp32";
+    case DType::tf32: return "tf32";
     case DType::bf16: return "bf16";
     case DType::fp16: return "fp16";
     case DType::fp8_e4m3: return "fp8_e4m3";
@@ -234,6 +248,7 @@ const char* to_string(DType dtype) {
 std::size_t dtype_size(DType dtype) {
   switch (dtype) {
     case DType::fp32:
+    case DType::tf32:
     case DType::int32: return 4;
     case DType::bf16:
     case DType::fp16: return 2;
@@ -244,56 +259,34 @@ std::size_t dtype_size(DType dtype) {
 
 cudaError_t fill_uniform(void* data, std::size_t count, DType dtype, std::uint64_t seed, double lo,
                          double hi, cudaStream_t stream) {
+  dtype = storage_dtype(dtype);
   UniformSpec spec{};
   if (!make_spec(dtype, seed, lo, hi, &spec)) return cudaErrorInvalidValue;
   if (count == 0) return cudaSuccess;
   if (data == nullptr) return cudaErrorInvalidValue;
-  const unsigned grid = grid_for(count);
   switch (dtype) {
     case DType::fp32:
-      fill_uniform_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::uint32_t*>(data),
-                                                         count, spec, GenFp32{});
-      break;
-    case DType::bf16:
-      fill_uniform_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::uint16_t*>(data),
-                                                         count, spec, GenBf16{});
-      break;
-    case DType::fp16:
-      fill_uniform_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::uint16_t*>(data),
-                                                         count, spec, GenFp16{});
-      break;
+    case DType::tf32: launch_uniform<DType::fp32, std::uint32_t>(data, count, spec, stream); break;
+    case DType::bf16: launch_uniform<DType::bf16, std::uint16_t>(data, count, spec, stream); break;
+    case DType::fp16: launch_uniform<DType::fp16, std::uint16_t>(data, count, spec, stream); break;
     case DType::fp8_e4m3:
-      fill_uniform_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::uint8_t*>(data),
-                                                         count, spec, GenFp8{});
+      launch_uniform<DType::fp8_e4m3, std::uint8_t>(data, count, spec, stream);
       break;
-    case DType::int32:
-      fill_uniform_kernel<<<grid, kThreads, 0, stream>>>(static_cast<std::int32_t*>(data),
-                                                         count, spec, GenInt32{});
-      break;
+    case DType::int32: launch_uniform<DType::int32, std::int32_t>(data, count, spec, stream); break;
   }
   return cudaGetLastError();
 }
 
 cudaError_t fill_constant(void* data, std::size_t count, DType dtype, double value,
                           cudaStream_t stream) {
+  dtype = storage_dtype(dtype);
   std::uint32_t pattern = 0;
   const float f = static_cast<float>(value);
   switch (dtype) {
-    case DType::fp32: memcpy(&pattern, &f, 4); break;
-    case DType::bf16: {
-      const __nv_bfloat16 b = __float2bfloat16_rn(f);
-      std::uint16_t bits;
-      memcpy(&bits, &b, 2);
-      pattern = bits;
-      break;
-    }
-    case DType::fp16: {
-      const __half h = __float2half_rn(f);
-      std::uint16_t bits;
-      memcpy(&bits, &h, 2);
-      pattern = bits;
-      break;
-    }
+    case DType::fp32:
+    case DType::tf32: memcpy(&pattern, &f, 4); break;
+    case DType::bf16: pattern = round_16<__nv_bfloat16>(f); break;
+    case DType::fp16: pattern = round_16<__half>(f); break;
     case DType::fp8_e4m3: pattern = __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3); break;
     case DType::int32: {
       if (!(value >= INT32_MIN && value <= INT32_MAX)) return cudaErrorInvalidValue;
@@ -306,9 +299,11 @@ cudaError_t fill_constant(void* data, std::size_t count, DType dtype, double val
 }
 
 cudaError_t fill_poison(void* data, std::size_t count, DType dtype, cudaStream_t stream) {
+  dtype = storage_dtype(dtype);
   std::uint32_t pattern = 0;
   switch (dtype) {
-    case DType::fp32: pattern = 0x7fc00000u; break;
+    case DType::fp32:
+    case DType::tf32: pattern = 0x7fc00000u; break;
     case DType::bf16: pattern = 0x7fc0u; break;
     case DType::fp16: pattern = 0x7e00u; break;
     case DType::fp8_e4m3: pattern = 0x7fu; break;
@@ -320,27 +315,19 @@ cudaError_t fill_poison(void* data, std::size_t count, DType dtype, cudaStream_t
 cudaError_t count_nonfinite(const void* data, std::size_t count, DType dtype,
                             unsigned long long* device_counter, cudaStream_t stream) {
   if (device_counter == nullptr) return cudaErrorInvalidValue;
+  dtype = storage_dtype(dtype);
   cudaError_t err = cudaMemsetAsync(device_counter, 0, sizeof(unsigned long long), stream);
   if (err != cudaSuccess || count == 0) return err;
   if (data == nullptr) return cudaErrorInvalidValue;
-  const unsigned grid = grid_for(count);
-  switch (dtype) {
-    case DType::fp32:
-    case DType::int32:
-      count_bad_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint32_t*>(data),
-                                                      count, dtype == DType::fp32 ? 0 : 1,
-                                                      device_counter);
-      break;
-    case DType::bf16:
-    case DType::fp16:
-      count_bad_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint16_t*>(data),
-                                                      count, dtype == DType::bf16 ? 0 : 1,
-                                                      device_counter);
-      break;
-    case DType::fp8_e4m3:
-      count_bad_kernel<<<grid, kThreads, 0, stream>>>(static_cast<const std::uint8_t*>(data),
-                                                      count, 0, device_counter);
-      break;
+  // The kind of is_bad: 0 for fp32, bf16 and fp8, 1 for int32 and fp16.
+  const int kind = dtype == DType::int32 || dtype == DType::fp16 ? 1 : 0;
+  const auto launch = [&](auto* typed) {
+    count_bad_kernel<<<grid_for(count), kThreads, 0, stream>>>(typed, count, kind, device_counter);
+  };
+  switch (dtype_size(dtype)) {
+    case 4: launch(static_cast<const std::uint32_t*>(data)); break;
+    case 2: launch(static_cast<const std::uint16_t*>(data)); break;
+    default: launch(static_cast<const std::uint8_t*>(data)); break;
   }
   return cudaGetLastError();
 }
@@ -364,10 +351,12 @@ cudaError_t count_nonfinite_sync(const void* data, std::size_t count, DType dtyp
 }
 
 double fill_value(DType dtype, std::uint64_t seed, std::size_t index, double lo, double hi) {
+  dtype = storage_dtype(dtype);
   UniformSpec spec{};
   if (!make_spec(dtype, seed, lo, hi, &spec)) return NAN;
   switch (dtype) {
-    case DType::fp32: return decode_fp32(uniform_fp32(spec, index));
+    case DType::fp32:
+    case DType::tf32: return decode_fp32(uniform_fp32(spec, index));
     case DType::bf16: return decode_bf16(uniform_bf16(spec, index));
     case DType::fp16: return decode_fp16(uniform_fp16(spec, index));
     case DType::fp8_e4m3: return decode_fp8_e4m3(uniform_fp8(spec, index));

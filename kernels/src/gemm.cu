@@ -5,43 +5,23 @@
 
 namespace mgbench::kernels {
 
-const char* to_string(GemmType type) {
-  switch (type) {
-    case GemmType::fp32: return "fp32";
-    case GemmType::tf32: return "tf32";
-    case GemmType::fp16: return "fp16";
-    case GemmType::bf16: return "bf16";
-  }
-  return "unknown";
-}
-
-int gemm_element_size(GemmType type) {
-  switch (type) {
-    case GemmType::fp32:
-    case GemmType::tf32: return 4;
-    case GemmType::fp16:
-    case GemmType::bf16: return 2;
-  }
-  return 0;
-}
-
 namespace detail {
 
-bool gemm_vector_path(GemmType type, std::int64_t k, const void* a, const void* b) {
-  const int per_vector = 16 / gemm_element_size(type);
+bool gemm_vector_path(DType type, std::int64_t k, const void* a, const void* b) {
+  const auto per_vector = static_cast<std::int64_t>(16 / dtype_size(type));
   return k % per_vector == 0 && reinterpret_cast<std::uintptr_t>(a) % 16 == 0 &&
          reinterpret_cast<std::uintptr_t>(b) % 16 == 0;
 }
 
 }  // namespace detail
 
-cudaError_t gemm(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
+cudaError_t gemm(DType type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
                  const void* b, void* c, cudaStream_t stream) {
   if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) {
     return cudaErrorInvalidValue;
   }
   const bool aligned = detail::gemm_vector_path(type, k, a, b);
-  if (type == GemmType::fp32) {
+  if (type == DType::fp32) {
     return detail::gemm_simt_fp32(m, n, k, static_cast<const float*>(a),
                                   static_cast<const float*>(b), static_cast<float*>(c), aligned,
                                   stream);

@@ -13,6 +13,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "mgbench/kernels/gemm.hpp"
 
@@ -71,63 +72,52 @@ __device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t bits) {
   return out;
 }
 
-// Per-precision pieces: the MMA instruction, the k-extent of one MMA and the output type.
+// One mma.sync with fp32 accumulation in place (d += a * b); `kind` is the instruction's
+// "shape.row.col.f32.<A type>.<B type>.f32" part.
+#define MGBENCH_MMA_SYNC_F32(kind)                                                         \
+  asm volatile("mma.sync.aligned." kind " {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, " \
+               "{%0, %1, %2, %3};\n"                                                       \
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                            \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
+
+// Per-precision pieces: the MMA instruction (m16n8k16 for bf16/fp16, m16n8k8 for tf32, whose
+// inputs are fp32 in memory), whether inputs are rounded to tf32, and the output stores
+// (C has the input type, rounded to nearest).
 template <typename T>
-struct MmaTraits;
-
-template <>
-struct MmaTraits<__nv_bfloat16> {
-  using Out = __nv_bfloat16;
-  static constexpr bool kTf32 = false;
+struct MmaTraits {
+  using Out = T;
+  static constexpr bool kTf32 = std::is_same_v<T, float>;
   __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
                                              const std::uint32_t (&b)[2]) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      MGBENCH_MMA_SYNC_F32("m16n8k16.row.col.f32.bf16.bf16.f32");
+    } else if constexpr (std::is_same_v<T, __half>) {
+      MGBENCH_MMA_SYNC_F32("m16n8k16.row.col.f32.f16.f16.f32");
+    } else {
+      MGBENCH_MMA_SYNC_F32("m16n8k8.row.col.f32.tf32.tf32.f32");
+    }
   }
   __device__ __forceinline__ static void store2(Out* p, float x, float y) {
-    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+    } else if constexpr (std::is_same_v<T, __half>) {
+      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
+    } else {
+      *reinterpret_cast<float2*>(p) = make_float2(x, y);
+    }
   }
-  __device__ __forceinline__ static void store1(Out* p, float x) { *p = __float2bfloat16_rn(x); }
+  __device__ __forceinline__ static void store1(Out* p, float x) {
+    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      *p = __float2bfloat16_rn(x);
+    } else if constexpr (std::is_same_v<T, __half>) {
+      *p = __float2half_rn(x);
+    } else {
+      *p = x;
+    }
+  }
 };
 
-template <>
-struct MmaTraits<__half> {
-  using Out = __half;
-  static constexpr bool kTf32 = false;
-  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  }
-  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
-    *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
-  }
-  __device__ __forceinline__ static void store1(Out* p, float x) { *p = __float2half_rn(x); }
-};
-
-template <>
-struct MmaTraits<float> {
-  using Out = float;
-  static constexpr bool kTf32 = true;
-  __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-        "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  }
-  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
-    *reinterpret_cast<float2*>(p) = make_float2(x, y);
-  }
-  __device__ __forceinline__ static void store1(Out* p, float x) { *p = x; }
-};
+#undef MGBENCH_MMA_SYNC_F32
 
 // Copies one 128-row x 64-byte tile (rows [row0, row0+128) of a [rows, K] matrix, K
 // elements [k0, k0 + 64/sizeof(T))) into swizzled shared memory; out-of-range parts are 0.
@@ -195,44 +185,39 @@ __device__ __forceinline__ void load_fragments(std::uint32_t stage, std::uint32_
   }
 }
 
-template <typename T, bool kAligned>
-__global__ void __launch_bounds__(kThreads, 2)
-    gemm_tc_kernel(const T* __restrict__ a, const T* __restrict__ b,
-                   typename MmaTraits<T>::Out* __restrict__ c, std::int64_t m, std::int64_t n,
-                   std::int64_t k, int tiles_m, int tiles_n, bool pair_store) {
-  using Traits = MmaTraits<T>;
-  constexpr int kPerRow = kRowBytes / sizeof(T);  // K elements per k-tile
-  extern __shared__ __align__(128) unsigned char smem[];
-
-  // Grouped rasterisation of the 1-D grid.
+// Grouped rasterisation of the 1-D grid: the first row and column of this block's tile.
+__device__ __forceinline__ void block_origin(int tiles_m, int tiles_n, std::int64_t& block_m,
+                                             std::int64_t& block_n) {
   const int pid = blockIdx.x;
   const int per_group = kGroupM * tiles_n;
   const int first_m = (pid / per_group) * kGroupM;
   const int group_rows = min(tiles_m - first_m, kGroupM);
   const int tile_m = first_m + (pid % per_group) % group_rows;
   const int tile_n = (pid % per_group) / group_rows;
-  const std::int64_t block_m = static_cast<std::int64_t>(tile_m) * kBlockM;
-  const std::int64_t block_n = static_cast<std::int64_t>(tile_n) * kBlockN;
+  block_m = static_cast<std::int64_t>(tile_m) * kBlockM;
+  block_n = static_cast<std::int64_t>(tile_n) * kBlockN;
+}
 
-  const int tid = threadIdx.x;
-  const int lane = tid & 31;
-  const int warp = tid >> 5;
-  const int warp_m = warp % 2;
-  const int warp_n = warp / 2;
+// Load stage: k-tile `kt` of A and B into pipeline stage `stage` of shared memory.
+template <typename T, bool kAligned>
+__device__ __forceinline__ void load_stage(std::uint32_t smem_base, int stage, int kt,
+                                           const T* a, const T* b, std::int64_t m,
+                                           std::int64_t n, std::int64_t k, std::int64_t block_m,
+                                           std::int64_t block_n, int tid) {
+  constexpr int kPerRow = kRowBytes / sizeof(T);  // K elements per k-tile
+  const std::uint32_t sa = smem_base + stage * kStageBytes;
+  const std::int64_t k0 = static_cast<std::int64_t>(kt) * kPerRow;
+  load_tile<T, kAligned>(sa, a, m, k, block_m, k0, tid);
+  load_tile<T, kAligned>(sa + kTileBytes, b, n, k, block_n, k0, tid);
+}
 
-  const std::uint32_t smem_base = smem_u32(smem);
-  const int k_tiles = static_cast<int>((k + kPerRow - 1) / kPerRow);
-
-  auto load_stage = [&](int stage, int kt) {
-    const std::uint32_t sa = smem_base + stage * kStageBytes;
-    const std::int64_t k0 = static_cast<std::int64_t>(kt) * kPerRow;
-    load_tile<T, kAligned>(sa, a, m, k, block_m, k0, tid);
-    load_tile<T, kAligned>(sa + kTileBytes, b, n, k, block_n, k0, tid);
-  };
-
-  // ldmatrix lane addressing (see the fragment layouts in the PTX ISA, mma m16n8k16/k8).
-  // A, x4 per m16 tile: matrices (rows 0-7, chunk lo), (8-15, lo), (0-7, hi), (8-15, hi).
-  // B, x4 per pair of n8 tiles: (n 0-7, lo), (0-7, hi), (8-15, lo), (8-15, hi).
+// ldmatrix lane addressing (see the fragment layouts in the PTX ISA, mma m16n8k16/k8), as
+// byte offsets into a stage for each of the two MMA k-steps of a k-tile.
+// A, x4 per m16 tile: matrices (rows 0-7, chunk lo), (8-15, lo), (0-7, hi), (8-15, hi).
+// B, x4 per pair of n8 tiles: (n 0-7, lo), (0-7, hi), (8-15, lo), (8-15, hi).
+__device__ __forceinline__ void fragment_offsets(int lane, int warp_m, int warp_n,
+                                                 std::uint32_t (&a_off)[2],
+                                                 std::uint32_t (&b_off)[2]) {
   const int quad = lane >> 3;
   const int r8 = lane & 7;
   const int swz = (r8 >> 1) & 3;  // (row >> 1) & 3 for every row this lane addresses
@@ -240,55 +225,20 @@ __global__ void __launch_bounds__(kThreads, 2)
   const int a_hi = quad >> 1;
   const int b_row = warp_n * kWarpN + (quad >> 1) * 8 + r8;
   const int b_hi = quad & 1;
-  std::uint32_t a_off[2], b_off[2];
 #pragma unroll
   for (int kk = 0; kk < 2; ++kk) {
     a_off[kk] = a_row * kRowBytes + (((2 * kk + a_hi) ^ swz) << 4);
     b_off[kk] = kTileBytes + b_row * kRowBytes + (((2 * kk + b_hi) ^ swz) << 4);
   }
+}
 
-  float acc[kMmaM][kMmaN][4];
-#pragma unroll
-  for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-    for (int j = 0; j < kMmaN; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
-
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_stage(s, s);
-    cp_async_commit();
-  }
-
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    // Group kt has landed (at most kStages-2 younger groups pending); the barrier also
-    // guarantees every warp finished reading the stage the next load overwrites.
-    cp_async_wait<kStages - 2>();
-    __syncthreads();
-    const int next = kt + kStages - 1;
-    if (next < k_tiles) load_stage(next % kStages, next);
-    cp_async_commit();
-
-    // Fragments of k-step 1 are read from shared memory before the MMAs of k-step 0 issue.
-    const std::uint32_t stage = smem_base + (kt % kStages) * kStageBytes;
-    std::uint32_t af[2][kMmaM][4];
-    std::uint32_t bf[2][kMmaN][2];
-#pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {
-      load_fragments<Traits::kTf32>(stage, a_off[kk], b_off[kk], af[kk], bf[kk]);
-    }
-#pragma unroll
-    for (int kk = 0; kk < 2; ++kk) {
-#pragma unroll
-      for (int i = 0; i < kMmaM; ++i)
-#pragma unroll
-        for (int j = 0; j < kMmaN; ++j) Traits::mma(acc[i][j], af[kk][i], bf[kk][j]);
-    }
-  }
-  cp_async_wait<0>();
-
-  // Epilogue: accumulator (i, j) holds rows g and g+8, columns 2t and 2t+1 of its m16n8 tile.
+// Epilogue: accumulator (i, j) holds rows g and g+8, columns 2t and 2t+1 of its m16n8 tile.
+template <typename Traits>
+__device__ __forceinline__ void store_tile(typename Traits::Out* c,
+                                           const float (&acc)[kMmaM][kMmaN][4], std::int64_t m,
+                                           std::int64_t n, std::int64_t block_m,
+                                           std::int64_t block_n, int warp_m, int warp_n,
+                                           int lane, bool pair_store) {
   const int g = lane >> 2;
   const int t = lane & 3;
 #pragma unroll
@@ -312,6 +262,78 @@ __global__ void __launch_bounds__(kThreads, 2)
       }
     }
   }
+}
+
+template <typename T, bool kAligned>
+__global__ void __launch_bounds__(kThreads, 2)
+    gemm_tc_kernel(const T* __restrict__ a, const T* __restrict__ b,
+                   typename MmaTraits<T>::Out* __restrict__ c, std::int64_t m, std::int64_t n,
+                   std::int64_t k, int tiles_m, int tiles_n, bool pair_store) {
+  using Traits = MmaTraits<T>;
+  constexpr int kPerRow = kRowBytes / sizeof(T);  // K elements per k-tile
+  extern __shared__ __align__(128) unsigned char smem[];
+
+  std::int64_t block_m = 0, block_n = 0;
+  block_origin(tiles_m, tiles_n, block_m, block_n);
+
+  const int tid = threadIdx.x;
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int warp_m = warp % 2;
+  const int warp_n = warp / 2;
+
+  const std::uint32_t smem_base = smem_u32(smem);
+  const int k_tiles = static_cast<int>((k + kPerRow - 1) / kPerRow);
+
+  std::uint32_t a_off[2], b_off[2];
+  fragment_offsets(lane, warp_m, warp_n, a_off, b_off);
+
+  float acc[kMmaM][kMmaN][4];
+#pragma unroll
+  for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+    for (int j = 0; j < kMmaN; ++j)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) load_stage<T, kAligned>(smem_base, s, s, a, b, m, n, k, block_m, block_n, tid);
+    cp_async_commit();
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    // Group kt has landed (at most kStages-2 younger groups pending); the barrier also
+    // guarantees every warp finished reading the stage the next load overwrites.
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    const int next = kt + kStages - 1;
+    if (next < k_tiles) {
+      load_stage<T, kAligned>(smem_base, next % kStages, next, a, b, m, n, k, block_m, block_n,
+                              tid);
+    }
+    cp_async_commit();
+
+    // MMA stage. Fragments of k-step 1 are read from shared memory before the MMAs of
+    // k-step 0 issue.
+    const std::uint32_t stage = smem_base + (kt % kStages) * kStageBytes;
+    std::uint32_t af[2][kMmaM][4];
+    std::uint32_t bf[2][kMmaN][2];
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+      load_fragments<Traits::kTf32>(stage, a_off[kk], b_off[kk], af[kk], bf[kk]);
+    }
+#pragma unroll
+    for (int kk = 0; kk < 2; ++kk) {
+#pragma unroll
+      for (int i = 0; i < kMmaM; ++i)
+#pragma unroll
+        for (int j = 0; j < kMmaN; ++j) Traits::mma(acc[i][j], af[kk][i], bf[kk][j]);
+    }
+  }
+  cp_async_wait<0>();
+
+  store_tile<Traits>(c, acc, m, n, block_m, block_n, warp_m, warp_n, lane, pair_store);
 }
 
 // 64 KiB of dynamic shared memory needs the opt-in. Set on every launch (about a
@@ -355,17 +377,17 @@ cudaError_t launch_any(std::int64_t m, std::int64_t n, std::int64_t k, const voi
 
 }  // namespace
 
-cudaError_t gemm_tensor_core(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k,
+cudaError_t gemm_tensor_core(DType type, std::int64_t m, std::int64_t n, std::int64_t k,
                              const void* a, const void* b, void* c, bool aligned,
                              cudaStream_t stream) {
   if (m < 1 || n < 1 || k < 1 || a == nullptr || b == nullptr || c == nullptr) {
     return cudaErrorInvalidValue;
   }
   switch (type) {
-    case GemmType::bf16: return launch_any<__nv_bfloat16>(m, n, k, a, b, c, aligned, stream);
-    case GemmType::fp16: return launch_any<__half>(m, n, k, a, b, c, aligned, stream);
-    case GemmType::tf32: return launch_any<float>(m, n, k, a, b, c, aligned, stream);
-    case GemmType::fp32: break;
+    case DType::bf16: return launch_any<__nv_bfloat16>(m, n, k, a, b, c, aligned, stream);
+    case DType::fp16: return launch_any<__half>(m, n, k, a, b, c, aligned, stream);
+    case DType::tf32: return launch_any<float>(m, n, k, a, b, c, aligned, stream);
+    default: break;
   }
   return cudaErrorInvalidValue;
 }

@@ -22,7 +22,6 @@ using mgbench::Json;
 using mgbench::Params;
 using mgbench::Status;
 using mgbench::kernels::DType;
-using mgbench::kernels::GemmType;
 
 namespace {
 
@@ -50,16 +49,6 @@ struct Shape {
   std::int64_t m, n, k;
 };
 
-DType storage(GemmType type) {
-  switch (type) {
-    case GemmType::fp32:
-    case GemmType::tf32: return DType::fp32;
-    case GemmType::fp16: return DType::fp16;
-    case GemmType::bf16: return DType::bf16;
-  }
-  return DType::fp32;
-}
-
 struct GemmRun {
   std::vector<double> c;  // the GPU result, decoded
   std::vector<double> ref, abs_sum;
@@ -67,8 +56,8 @@ struct GemmRun {
 
 // Runs the own GEMM on random inputs and computes the full FP64 reference on the host.
 // `extra` poisoned elements follow C to catch writes past its end.
-GemmRun run_own_gemm(GemmType type, Shape s, std::size_t extra = 0, int path = -1) {
-  const DType dt = storage(type);
+GemmRun run_own_gemm(DType type, Shape s, std::size_t extra = 0, int path = -1) {
+  const DType dt = mgbench::kernels::storage_dtype(type);
   const std::size_t es = mgbench::kernels::dtype_size(dt);
   const auto m = static_cast<std::size_t>(s.m), n = static_cast<std::size_t>(s.n),
              k = static_cast<std::size_t>(s.k);
@@ -78,7 +67,7 @@ GemmRun run_own_gemm(GemmType type, Shape s, std::size_t extra = 0, int path = -
   CUDA_REQUIRE(mgbench::kernels::fill_poison(c.get(), m * n + extra, dt, nullptr));
   if (path < 0) {
     CUDA_REQUIRE(mgbench::kernels::gemm(type, s.m, s.n, s.k, a.get(), b.get(), c.get(), nullptr));
-  } else if (type == GemmType::fp32) {
+  } else if (type == DType::fp32) {
     CUDA_REQUIRE(mgbench::kernels::detail::gemm_simt_fp32(
         s.m, s.n, s.k, static_cast<const float*>(a.get()), static_cast<const float*>(b.get()),
         static_cast<float*>(c.get()), path == 1, nullptr));
@@ -113,7 +102,7 @@ GemmRun run_own_gemm(GemmType type, Shape s, std::size_t extra = 0, int path = -
 }
 
 // Number of elements of C outside the workload's tolerance (NaN counts as outside).
-std::size_t count_wrong(GemmType type, Shape s, const GemmRun& run) {
+std::size_t count_wrong(DType type, Shape s, const GemmRun& run) {
   const auto tol = mgbench::bench::gemm_tolerance(mgbench::kernels::to_string(type));
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < run.ref.size(); ++i) {
@@ -138,7 +127,7 @@ const std::vector<Shape> kShapes = {
     {1157, 136, 40},  // ten block rows: a full and a partial raster group of 8
 };
 
-void check_own_gemm(GemmType type) {
+void check_own_gemm(DType type) {
   for (const auto& s : kShapes) {
     CAPTURE(mgbench::kernels::to_string(type), s.m, s.n, s.k);
     const GemmRun run = run_own_gemm(type, s);
@@ -187,24 +176,24 @@ void check_ok_with_metrics(const mgbench::PointResult& r) {
 }  // namespace
 
 TEST_CASE("own gemm bf16 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(GemmType::bf16);
+  check_own_gemm(DType::bf16);
 }
 
 TEST_CASE("own gemm fp16 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(GemmType::fp16);
+  check_own_gemm(DType::fp16);
 }
 
 TEST_CASE("own gemm tf32 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(GemmType::tf32);
+  check_own_gemm(DType::tf32);
 }
 
 TEST_CASE("own gemm fp32 (SIMT) matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(GemmType::fp32);
+  check_own_gemm(DType::fp32);
 }
 
 TEST_CASE("own gemm: the per-element load path gives the same bits as the vector path") {
   const Shape s{136, 72, 264};
-  for (GemmType type : {GemmType::bf16, GemmType::fp16, GemmType::tf32, GemmType::fp32}) {
+  for (DType type : {DType::bf16, DType::fp16, DType::tf32, DType::fp32}) {
     CAPTURE(mgbench::kernels::to_string(type));
     const GemmRun vector_path = run_own_gemm(type, s, 0, 1);
     const GemmRun scalar_path = run_own_gemm(type, s, 0, 0);
@@ -219,7 +208,7 @@ TEST_CASE("own gemm: the per-element load path gives the same bits as the vector
 
 TEST_CASE("own gemm writes no element past the end of C") {
   const Shape s{130, 67, 40};
-  for (GemmType type : {GemmType::bf16, GemmType::tf32, GemmType::fp32}) {
+  for (DType type : {DType::bf16, DType::tf32, DType::fp32}) {
     CAPTURE(mgbench::kernels::to_string(type));
     const std::size_t extra = 4096;
     const GemmRun run = run_own_gemm(type, s, extra);
@@ -233,11 +222,11 @@ TEST_CASE("own gemm writes no element past the end of C") {
 
 TEST_CASE("own gemm rejects empty shapes and null pointers") {
   Buffer buf(1024);
-  CHECK(mgbench::kernels::gemm(GemmType::bf16, 0, 4, 4, buf.get(), buf.get(), buf.get(),
+  CHECK(mgbench::kernels::gemm(DType::bf16, 0, 4, 4, buf.get(), buf.get(), buf.get(),
                                nullptr) == cudaErrorInvalidValue);
-  CHECK(mgbench::kernels::gemm(GemmType::fp32, 4, 4, 0, buf.get(), buf.get(), buf.get(),
+  CHECK(mgbench::kernels::gemm(DType::fp32, 4, 4, 0, buf.get(), buf.get(), buf.get(),
                                nullptr) == cudaErrorInvalidValue);
-  CHECK(mgbench::kernels::gemm(GemmType::tf32, 4, 4, 4, nullptr, buf.get(), buf.get(),
+  CHECK(mgbench::kernels::gemm(DType::tf32, 4, 4, 4, nullptr, buf.get(), buf.get(),
                                nullptr) == cudaErrorInvalidValue);
 }
 

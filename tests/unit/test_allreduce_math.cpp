@@ -9,6 +9,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/bench/dtype.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/model/workload.hpp"
@@ -230,3 +231,20 @@ TEST_CASE("own all-reduce grid is capped by the group's block limit", "[allreduc
                                          DType::fp32) == 1);
 }
 
+
+TEST_CASE("all-reduce dtypes parse into the one dtype enum", "[allreduce]") {
+  using mgbench::kernels::DType;
+  const std::vector<DType> allowed = {DType::fp32, DType::bf16, DType::fp16, DType::int32};
+  for (DType t : allowed) {
+    CHECK(mgbench::bench::dtype_from_string(mgbench::kernels::to_string(t), allowed,
+                                            "all-reduce") == t);
+  }
+  try {
+    (void)mgbench::bench::dtype_from_string("tf32", allowed, "all-reduce");
+    FAIL("tf32 parsed as an all-reduce dtype");
+  } catch (const mgbench::UsageError& e) {
+    CHECK(std::string(e.what()) ==
+          "unknown all-reduce dtype 'tf32' (expected fp32, bf16, fp16 or int32)");
+  }
+  CHECK_THROWS_AS(mgbench::bench::dtype_from_string("fp32", {}, "x"), mgbench::UsageError);
+}

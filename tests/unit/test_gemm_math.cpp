@@ -251,3 +251,21 @@ TEST_CASE("fill_value: an empty or inverted range gives NaN") {
   CHECK(std::isnan(mgbench::kernels::fill_value(DType::bf16, 1, 0, 0.0, 0.0)));
   CHECK(std::isnan(mgbench::kernels::fill_value(DType::int32, 1, 0, 0.2, 0.8)));
 }
+
+TEST_CASE("tf32 is stored, filled and decoded as fp32", "[gemm]") {
+  using mgbench::kernels::decode_element;
+  using mgbench::kernels::dtype_size;
+  using mgbench::kernels::fill_value;
+  using mgbench::kernels::storage_dtype;
+  CHECK(storage_dtype(DType::tf32) == DType::fp32);
+  for (DType t : {DType::fp32, DType::bf16, DType::fp16, DType::fp8_e4m3, DType::int32}) {
+    CHECK(storage_dtype(t) == t);
+  }
+  CHECK(dtype_size(DType::tf32) == 4);
+  CHECK(std::string(mgbench::kernels::to_string(DType::tf32)) == "tf32");
+  const float value = 1.2345678f;
+  CHECK(decode_element(DType::tf32, &value, 0) == static_cast<double>(value));
+  for (std::size_t i = 0; i < 64; ++i) {
+    CHECK(fill_value(DType::tf32, 7, i, -1.0, 1.0) == fill_value(DType::fp32, 7, i, -1.0, 1.0));
+  }
+}

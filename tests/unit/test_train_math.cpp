@@ -200,7 +200,7 @@ TEST_CASE("train memory estimate adds states, activations and workspaces", "[tra
   // L = 2, H = 128, batch 64, bf16: a layer is 16384 + 128 elements (both aligned), total
   // 33024. States: 3 x 4 bytes + 2 bytes (copy). Slabs: x, t, z0, z1, a0, two grads = 7 of
   // 8192 elements x 2 bytes.
-  const MemoryEstimate m = estimate_memory(2, 128, 64, Precision::bf16, 1000, 10, 7);
+  const MemoryEstimate m = estimate_memory(2, 128, 64, DType::bf16, 1000, 10, 7);
   CHECK(m.master == 33024u * 4);
   CHECK(m.momentum == 33024u * 4);
   CHECK(m.gradients == 33024u * 4);
@@ -212,14 +212,14 @@ TEST_CASE("train memory estimate adds states, activations and workspaces", "[tra
 }
 
 TEST_CASE("train memory estimate: fp32 and tf32 have no weight copy", "[train]") {
-  CHECK(estimate_memory(2, 128, 64, Precision::fp32, 0, 0, 0).weight_copy == 0);
-  CHECK(estimate_memory(2, 128, 64, Precision::tf32, 0, 0, 0).weight_copy == 0);
-  CHECK(estimate_memory(2, 128, 64, Precision::fp32, 0, 0, 0).activations == 7u * 8192 * 4);
+  CHECK(estimate_memory(2, 128, 64, DType::fp32, 0, 0, 0).weight_copy == 0);
+  CHECK(estimate_memory(2, 128, 64, DType::tf32, 0, 0, 0).weight_copy == 0);
+  CHECK(estimate_memory(2, 128, 64, DType::fp32, 0, 0, 0).activations == 7u * 8192 * 4);
 }
 
 TEST_CASE("train memory estimate of the default point fits in 16 GB", "[train]") {
   // layers 8, hidden 4096, batch 4096: the defaults must run on 16 GB cards in fp32 too.
-  const MemoryEstimate m = estimate_memory(8, 4096, 4096, Precision::fp32, 32u << 20, 0, 0);
+  const MemoryEstimate m = estimate_memory(8, 4096, 4096, DType::fp32, 32u << 20, 0, 0);
   CHECK(m.total() < 14ull * (1ull << 30));
 }
 
@@ -283,12 +283,20 @@ TEST_CASE("train precisions parse, print and order their tolerances", "[train]")
     CHECK(std::string(to_string(precision_from_string(name))) == name);
   }
   CHECK_THROWS_AS(precision_from_string("fp8"), mgbench::UsageError);
+  CHECK_THROWS_AS(precision_from_string("int32"), mgbench::UsageError);  // a type, not a precision
+  try {
+    precision_from_string("fp64");
+    FAIL("fp64 parsed");
+  } catch (const mgbench::UsageError& e) {
+    CHECK(std::string(e.what()) ==
+          "unknown train_step dtype 'fp64' (expected fp32, tf32, bf16 or fp16)");
+  }
   // fp32 is the tightest and bf16 (7-bit mantissa) the loosest.
-  CHECK(gradient_tolerance(Precision::fp32) < gradient_tolerance(Precision::fp16));
-  CHECK(gradient_tolerance(Precision::fp16) < gradient_tolerance(Precision::tf32));
-  CHECK(gradient_tolerance(Precision::tf32) < gradient_tolerance(Precision::bf16));
-  CHECK(element_bytes(Precision::tf32) == 4);
-  CHECK(element_bytes(Precision::bf16) == 2);
-  CHECK(has_weight_copy(Precision::fp16));
-  CHECK_FALSE(has_weight_copy(Precision::tf32));
+  CHECK(gradient_tolerance(DType::fp32) < gradient_tolerance(DType::fp16));
+  CHECK(gradient_tolerance(DType::fp16) < gradient_tolerance(DType::tf32));
+  CHECK(gradient_tolerance(DType::tf32) < gradient_tolerance(DType::bf16));
+  CHECK(element_bytes(DType::tf32) == 4);
+  CHECK(element_bytes(DType::bf16) == 2);
+  CHECK(has_weight_copy(DType::fp16));
+  CHECK_FALSE(has_weight_copy(DType::tf32));
 }

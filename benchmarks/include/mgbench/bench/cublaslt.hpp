@@ -32,7 +32,8 @@ using LtPtr = std::unique_ptr<std::remove_pointer_t<Handle>, LtDeleter>;
 
 inline cudaDataType_t cuda_data_type(kernels::DType dtype) {
   switch (dtype) {
-    case kernels::DType::fp32: return CUDA_R_32F;
+    case kernels::DType::fp32:
+    case kernels::DType::tf32: return CUDA_R_32F;
     case kernels::DType::bf16: return CUDA_R_16BF;
     case kernels::DType::fp16: return CUDA_R_16F;
     case kernels::DType::fp8_e4m3: return CUDA_R_8F_E4M3;

@@ -40,8 +40,12 @@ struct RankEnv {
   const RunSettings* settings = nullptr;
   GroupShared* shared = nullptr;
 
-  // Blocks until every rank of the group arrives (throws if another rank failed).
+  // Blocks until every rank of the group arrives (throws RankFailure once the group failed).
   void barrier() const;
+  // This rank failed where the others may wait for it (between collectives): every rank's
+  // current and next barrier throws RankFailure, and the NCCL communicators are aborted.
+  // The group ends; call it from a catch and rethrow.
+  void fail_group(const std::string& reason) const;
   // Exchanges one pointer per rank (e.g. peer buffers); every rank must call it.
   std::vector<void*> all_gather_ptr(void* mine) const;
   // Times `enqueue` the way the main loop does (gate, events, slowest rank), `samples`

@@ -25,11 +25,8 @@
 
 namespace mgbench::bench {
 
-enum class ReduceDtype { fp32, bf16, fp16, int32 };
-ReduceDtype reduce_dtype_from_string(const std::string& name);  // throws UsageError
-const char* to_string(ReduceDtype dtype);
-std::size_t reduce_dtype_size(ReduceDtype dtype);
-kernels::DType kernel_dtype(ReduceDtype dtype);
+// The element types the all-reduce sums: fp32, bf16, fp16 and int32 (UsageError otherwise).
+kernels::DType reduce_dtype_from_string(const std::string& name);
 
 enum class PeerAlgo { automatic, one_shot, two_shot };
 const char* to_string(PeerAlgo algo);                     // "auto", "one_shot", "two_shot"
@@ -48,11 +45,11 @@ class PeerAllreduce {
 
   // Enqueues out = sum over ranks of in (count elements); in == out is allowed.
   // Returns the algorithm used (automatic picks one-shot for small messages).
-  PeerAlgo run(const void* in, void* out, std::size_t count, ReduceDtype dtype,
+  PeerAlgo run(const void* in, void* out, std::size_t count, kernels::DType dtype,
                cudaStream_t stream, PeerAlgo algo = PeerAlgo::automatic);
 
   // The algorithm run() uses for this message (never automatic).
-  PeerAlgo resolve(std::size_t count, ReduceDtype dtype, PeerAlgo algo) const;
+  PeerAlgo resolve(std::size_t count, kernels::DType dtype, PeerAlgo algo) const;
   // True once a barrier of this rank timed out (reads device memory; synchronous).
   bool timed_out() const;
   std::size_t max_bytes() const;

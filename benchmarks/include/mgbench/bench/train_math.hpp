@@ -13,14 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/kernels/fill.hpp"
+
 namespace mgbench::bench::train {
 
-enum class Precision { fp32, tf32, bf16, fp16 };
-Precision precision_from_string(const std::string& name);  // throws UsageError
-const char* to_string(Precision precision);
+// The step's precision is one of fp32, tf32, bf16 and fp16 of the project's element-type enum.
+using kernels::DType;
+DType precision_from_string(const std::string& name);  // throws UsageError for other types
 // Bytes of one stored activation / weight-copy element (tf32 stores fp32).
-std::size_t element_bytes(Precision precision);
-bool has_weight_copy(Precision precision);  // 16-bit: GEMMs read a copy of the fp32 master
+std::size_t element_bytes(DType precision);
+bool has_weight_copy(DType precision);  // 16-bit: GEMMs read a copy of the fp32 master
 
 // Relative tolerance of the gradient check (normwise, see gradient_error()) on the tiny model
 // (3 layers: a gradient passes through up to ~6 GEMMs and ~14 stored roundings in series).
@@ -35,7 +37,7 @@ bool has_weight_copy(Precision precision);  // 16-bit: GEMMs read a copy of the 
 //   ~6 GEMMs in series: up to ~6e-3; tolerance 2e-2.
 // - bf16: as fp16 with a 7-bit mantissa (unit roundoff 2^-8 ~ 3.9e-3, RMS ~2.3e-3 per
 //   rounding): ~1e-2; tolerance 3e-2.
-double gradient_tolerance(Precision precision);
+double gradient_tolerance(DType precision);
 
 enum class Activation { identity, relu, gelu };  // gelu: tanh approximation
 double activation(double z, Activation act);
@@ -95,7 +97,7 @@ struct MemoryEstimate {
 // Bytes of one activation slab (rows x H elements, padded to kAlignElements).
 std::size_t slab_elements(std::size_t batch, std::size_t hidden);
 MemoryEstimate estimate_memory(int layers, std::size_t hidden, std::size_t batch,
-                               Precision precision, std::size_t gemm_workspace_bytes,
+                               DType precision, std::size_t gemm_workspace_bytes,
                                std::size_t bias_workspace_floats, std::size_t staging_bytes);
 
 // FLOPs of one step per GPU: forward 2LH^2B, weight gradients 2LH^2B, input gradients

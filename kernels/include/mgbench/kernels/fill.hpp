@@ -21,7 +21,15 @@
 
 namespace mgbench::kernels {
 
-enum class DType { fp32, bf16, fp16, fp8_e4m3, int32 };
+// The one element-type enum of the project. tf32 is stored as fp32 and selects TF32 tensor-core
+// math where a GEMM computes (inputs rounded to a 10-bit mantissa); fills, checks, sizes and
+// decoding treat it as fp32 (see storage_dtype()).
+enum class DType { fp32, bf16, fp16, fp8_e4m3, int32, tf32 };
+
+// The type the elements are stored in: tf32 -> fp32, every other type itself.
+inline constexpr DType storage_dtype(DType dtype) {
+  return dtype == DType::tf32 ? DType::fp32 : dtype;
+}
 
 const char* to_string(DType dtype);
 std::size_t dtype_size(DType dtype);
@@ -96,7 +104,8 @@ inline double decode_fp8_e4m3(std::uint8_t bits) {
 inline double decode_element(DType dtype, const void* data, std::size_t index) {
   const auto* bytes = static_cast<const unsigned char*>(data);
   switch (dtype) {
-    case DType::fp32: {
+    case DType::fp32:
+    case DType::tf32: {
       std::uint32_t v;
       std::memcpy(&v, bytes + index * 4, 4);
       return decode_fp32(v);

@@ -21,31 +21,28 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <string>
+
+#include "mgbench/kernels/fill.hpp"
 
 namespace mgbench::kernels {
 
-enum class GemmType { fp32, tf32, fp16, bf16 };
-
-const char* to_string(GemmType type);
-// Size of one element of A, B and C in bytes (tf32 data is stored as fp32).
-int gemm_element_size(GemmType type);
-
-// Enqueues C = A * B^T on `stream`. Returns cudaErrorInvalidValue for m, n or k < 1 or null
-// pointers, otherwise the launch status. No host synchronisation.
-cudaError_t gemm(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
+// Enqueues C = A * B^T on `stream` for type fp32, tf32, fp16 or bf16 (A, B and C are stored
+// in dtype_size(type) bytes per element; tf32 data is stored as fp32). Returns
+// cudaErrorInvalidValue for another type, m, n or k < 1 or null pointers, otherwise the
+// launch status. No host synchronisation.
+cudaError_t gemm(DType type, std::int64_t m, std::int64_t n, std::int64_t k, const void* a,
                  const void* b, void* c, cudaStream_t stream);
 
 // The individual kernels (gemm() picks one); exposed for tests and micro-benchmarks.
 namespace detail {
 // bf16/fp16/tf32 on tensor cores; `aligned` selects the cp.async path (caller checked it).
-cudaError_t gemm_tensor_core(GemmType type, std::int64_t m, std::int64_t n, std::int64_t k,
+cudaError_t gemm_tensor_core(DType type, std::int64_t m, std::int64_t n, std::int64_t k,
                              const void* a, const void* b, void* c, bool aligned,
                              cudaStream_t stream);
 cudaError_t gemm_simt_fp32(std::int64_t m, std::int64_t n, std::int64_t k, const float* a,
                            const float* b, float* c, bool aligned, cudaStream_t stream);
 // Whether the 16-byte vector path applies (K multiple of 16 bytes of elements, A/B aligned).
-bool gemm_vector_path(GemmType type, std::int64_t k, const void* a, const void* b);
+bool gemm_vector_path(DType type, std::int64_t k, const void* a, const void* b);
 }  // namespace detail
 
 }  // namespace mgbench::kernels

@@ -1,0 +1,242 @@
+// The shared state of a group's rank threads (see group_shared.hpp): outcomes, CUDA
+// resources, collectives and the gated timed sample.
+#include "group_shared.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mgbench/bench/nccl_comms.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/kernels/gate.hpp"
+#include "mgbench/model/stats.hpp"
+
+namespace mgbench::bench {
+
+bool is_sticky(int code) {
+  switch (static_cast<cudaError_t>(code)) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+RankOutcome outcome_of(const std::exception_ptr& error, int rank) {
+  RankOutcome out;
+  try {
+    std::rethrow_exception(error);
+  } catch (const OutOfMemoryError& e) {
+    out.status = Status::oom;
+    out.message = e.what();
+  } catch (const WaivedError& e) {
+    out.status = Status::waived;
+    out.message = e.what();
+  } catch (const ApiError& e) {
+    out.status = Status::failed;
+    out.message = e.what();
+    out.sticky = e.library() == "CUDA" && is_sticky(e.api_code());
+  } catch (const std::exception& e) {
+    out.status = Status::failed;
+    out.message = fmt::format("rank {}: {}", rank, e.what());
+  }
+  return out;
+}
+
+int severity(Status s) {
+  switch (s) {
+    case Status::ok: return 0;
+    case Status::skipped: return 1;
+    case Status::waived: return 2;
+    case Status::wrong: return 3;
+    case Status::oom: return 4;
+    case Status::timeout: return 5;
+    case Status::failed: return 6;
+  }
+  return 6;
+}
+
+HostFlag::HostFlag() {
+  void* memory = nullptr;
+  MGBENCH_CUDA_CHECK(
+      cudaHostAlloc(&memory, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
+  flag = static_cast<volatile int*>(memory);
+  *flag = 0;
+}
+
+HostFlag::~HostFlag() { MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(const_cast<int*>(flag))); }
+
+RankResources::RankResources(int device) {
+  MGBENCH_CUDA_CHECK(cudaSetDevice(device));
+  MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream, cudaStreamNonBlocking));
+  MGBENCH_CUDA_CHECK(cudaEventCreate(&start));
+  MGBENCH_CUDA_CHECK(cudaEventCreate(&stop));
+  MGBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&gate_timed_out), sizeof(int),
+                                   cudaHostAllocMapped | cudaHostAllocPortable));
+  *gate_timed_out = 0;
+  MGBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+RankResources::~RankResources() {
+  MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(gate_timed_out));
+  MGBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(stop));
+  MGBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start));
+  MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(comm_stream));
+  MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
+}
+
+GroupShared::GroupShared(int n, const RunSettings& settings)
+    : n_(n), barrier_(n), settings_(settings), ptrs_(n), times_(n), outcomes_(n),
+      in_step_failure_(n, 0), resources_(n, nullptr) {}
+
+void GroupShared::fail(int rank, const std::string& reason) {
+  if (n_ < 2) return;
+  barrier_.poison(rank, reason);
+  if (comms != nullptr) comms->abort(fmt::format("rank {} failed: {}", rank, reason));
+}
+
+bool GroupShared::take_in_step_failure(int rank) {
+  const bool was = in_step_failure_[rank] != 0;
+  in_step_failure_[rank] = 0;
+  return was;
+}
+
+std::vector<void*> GroupShared::all_gather_ptr(int rank, void* mine) {
+  ptrs_[rank] = mine;
+  barrier(rank, "all_gather_ptr");
+  std::vector<void*> all = ptrs_;
+  barrier(rank, "all_gather_ptr read");  // nobody overwrites a slot before everyone read it
+  return all;
+}
+
+void GroupShared::enqueue_gated(RankResources& res, int generation,
+                                const std::function<void()>& enqueue, int reps,
+                                std::uint64_t extra_busy_ns) {
+  MGBENCH_CUDA_CHECK(kernels::launch_start_gate(
+      gate_.flag, generation, static_cast<std::uint64_t>(settings_.gate_timeout_s * 1e9),
+      res.gate_timed_out, res.stream));
+  MGBENCH_CUDA_CHECK(cudaEventRecord(res.start, res.stream));
+  for (int i = 0; i < reps; ++i) enqueue();
+  if (extra_busy_ns > 0) {
+    MGBENCH_CUDA_CHECK(kernels::launch_busy_wait(extra_busy_ns, res.stream));
+  }
+  MGBENCH_CUDA_CHECK(cudaEventRecord(res.stop, res.stream));
+}
+
+double GroupShared::finish_sample(RankResources& res) {
+  MGBENCH_CUDA_CHECK(cudaEventSynchronize(res.stop));
+  float ms = 0;
+  MGBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, res.start, res.stop));
+  if (*res.gate_timed_out) throw EnvironmentError("the start gate was not released in time");
+  return ms * 1e-3;
+}
+
+std::pair<double, double> GroupShared::timed_sample(int rank,
+                                                    const std::function<void()>& enqueue,
+                                                    int reps, std::uint64_t extra_busy_ns) {
+  RankResources& res = resources(rank);
+  const int generation = next_generation_ + 1;  // identical on all ranks (read before barrier)
+  std::exception_ptr error;
+  *res.gate_timed_out = 0;  // the previous gate kernel has finished
+  try {
+    enqueue_gated(res, generation, enqueue, reps, extra_busy_ns);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
+  if (rank == 0) {
+    next_generation_ = generation;
+    if (comms) comms->arm(settings_.group_timeout_s);
+    __atomic_store_n(const_cast<int*>(gate_.flag), generation, __ATOMIC_RELEASE);
+  }
+  double mine = 0;
+  if (!error) {
+    try {
+      mine = finish_sample(res);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  times_[rank] = mine;
+  outcomes_[rank] = error ? outcome_of(error, rank) : RankOutcome{};
+  barrier(rank, "sample: measured");
+  if (rank == 0 && comms) comms->disarm();
+  double slowest = 0;
+  RankOutcome worst;
+  for (int r = 0; r < n_; ++r) {
+    slowest = std::max(slowest, times_[r]);
+    if (severity(outcomes_[r].status) > severity(worst.status)) worst = outcomes_[r];
+  }
+  barrier(rank, "sample: combined");  // slots may be reused after this
+  if (comms && comms->aborted()) {
+    in_step_failure_[rank] = 1;
+    throw EnvironmentError("NCCL communicators aborted: " + comms->abort_reason());
+  }
+  if (worst.status != Status::ok) {
+    in_step_failure_[rank] = 1;
+    if (error) std::rethrow_exception(error);
+    throw EnvironmentError("another rank failed: " + worst.message);
+  }
+  return {slowest, mine};
+}
+
+RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
+  outcomes_[rank] = mine;
+  barrier(rank, "combine");
+  RankOutcome worst;
+  for (int r = 0; r < n_; ++r) {
+    if (severity(outcomes_[r].status) > severity(worst.status)) worst = outcomes_[r];
+    worst.sticky = worst.sticky || outcomes_[r].sticky;
+  }
+  barrier(rank, "combine read");
+  return worst;
+}
+
+std::vector<Json> GroupShared::gather_json(int rank, Json value) {
+  {
+    std::lock_guard<std::mutex> lock(json_mutex_);
+    if (json_slots_.size() != static_cast<std::size_t>(n_)) json_slots_.assign(n_, Json());
+    json_slots_[rank] = std::move(value);
+  }
+  barrier(rank, "gather");
+  std::vector<Json> all = json_slots_;
+  barrier(rank, "gather read");
+  return all;
+}
+
+std::vector<double> GroupShared::gather_double(int rank, double value) {
+  times_[rank] = value;
+  barrier(rank, "gather");
+  std::vector<double> all = times_;
+  barrier(rank, "gather read");
+  return all;
+}
+
+void RankEnv::barrier() const { shared->barrier(rank, "workload barrier"); }
+
+void RankEnv::fail_group(const std::string& reason) const { shared->fail(rank, reason); }
+
+std::vector<void*> RankEnv::all_gather_ptr(void* mine) const {
+  return shared->all_gather_ptr(rank, mine);
+}
+
+double RankEnv::collective_time(const std::function<void()>& enqueue, int samples) const {
+  std::vector<double> maxima;
+  for (int i = 0; i < samples; ++i) {
+    maxima.push_back(shared->timed_sample(rank, enqueue, 1, 0).first);
+  }
+  return median_of(maxima);
+}
+
+}  // namespace mgbench::bench

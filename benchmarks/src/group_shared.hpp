@@ -1,0 +1,127 @@
+#pragma once
+// Internals of the group executor shared by its sources: the per-rank outcome of a phase,
+// the per-rank CUDA resources, and GroupShared, the state and collectives of the rank threads
+// of one group (barrier, gathers, broadcast, the gated timed sample).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/rank_barrier.hpp"
+#include "mgbench/model/group.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench::bench {
+
+class NcclComms;
+
+// What one rank reports for one phase.
+struct RankOutcome {
+  Status status = Status::ok;
+  std::string message;
+  bool sticky = false;
+};
+
+// Sticky CUDA errors leave the context unusable: the worker must exit after reporting.
+bool is_sticky(int code);
+RankOutcome outcome_of(const std::exception_ptr& error, int rank);
+// Severity order for combining ranks: the worst status wins.
+int severity(Status s);
+
+// Pinned, host-mapped memory holding the gate flag.
+struct HostFlag {
+  HostFlag();
+  ~HostFlag();
+  HostFlag(const HostFlag&) = delete;
+  HostFlag& operator=(const HostFlag&) = delete;
+  volatile int* flag = nullptr;
+};
+
+// Per-rank CUDA resources for the whole group.
+struct RankResources {
+  explicit RankResources(int device);
+  ~RankResources();
+  RankResources(const RankResources&) = delete;
+  RankResources& operator=(const RankResources&) = delete;
+  cudaStream_t stream = nullptr, comm_stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  int* gate_timed_out = nullptr;  // host-mapped: the gate kernel sets it, the host reads it
+};
+
+// State shared by the rank threads of one group. Every collective below is called by every
+// rank in the same order; each names its step for the barrier (see rank_barrier.hpp).
+class GroupShared {
+ public:
+  GroupShared(int n, const RunSettings& settings);
+
+  int size() const { return n_; }
+  void barrier(int rank, const char* step) { barrier_.wait(rank, step); }
+  const RunSettings& settings() const { return settings_; }
+
+  // This rank failed outside the steps the ranks share: poisons the barrier (every rank's
+  // current and next barrier throws RankFailure) and aborts the NCCL communicators, so that
+  // no rank keeps waiting for it on the host or on the GPU. A group of one rank has nobody
+  // to wake: its per-point recovery stays as it is.
+  void fail(int rank, const std::string& reason);
+  // True (once) when this rank's last timed_sample() threw on every rank together: the
+  // ranks are still in step and need no poison.
+  bool take_in_step_failure(int rank);
+
+  void set_resources(int rank, RankResources* resources) { resources_[rank] = resources; }
+  RankResources& resources(int rank) const { return *resources_[rank]; }
+
+  std::vector<void*> all_gather_ptr(int rank, void* mine);
+  // One collective timed sample: gate, `reps` calls of enqueue, slowest rank's seconds.
+  // Every rank calls it; returns the max over ranks (seconds for all reps) and this rank's.
+  std::pair<double, double> timed_sample(int rank, const std::function<void()>& enqueue,
+                                         int reps, std::uint64_t extra_busy_ns);
+  // Combines one outcome per rank (collective); returns the worst.
+  RankOutcome combine(int rank, const RankOutcome& mine);
+  // Broadcast of a value from rank 0 (collective).
+  template <typename T>
+  T broadcast(int rank, const T& value, T& slot) {
+    if (rank == 0) slot = value;
+    barrier(rank, "broadcast");
+    T out = slot;
+    barrier(rank, "broadcast read");
+    return out;
+  }
+  // Gathers a JSON value per rank (collective).
+  std::vector<Json> gather_json(int rank, Json value);
+  std::vector<double> gather_double(int rank, double value);
+
+  NcclComms* comms = nullptr;
+
+  // Rank-0-written, barrier-published decision slots.
+  int int_slot = 0;
+  double double_slot = 0;
+  std::string string_slot;
+
+ private:
+  // Enqueues the gate, `reps` ops and the busy wait behind it (this rank's part).
+  void enqueue_gated(RankResources& res, int generation, const std::function<void()>& enqueue,
+                     int reps, std::uint64_t extra_busy_ns);
+  // Waits for this rank's sample and returns its seconds (throws on a failure or gate timeout).
+  static double finish_sample(RankResources& res);
+
+  int n_;
+  RankBarrier barrier_;
+  const RunSettings& settings_;
+  HostFlag gate_;
+  int next_generation_ = 0;
+  std::vector<void*> ptrs_;
+  std::vector<double> times_;
+  std::vector<RankOutcome> outcomes_;
+  std::vector<char> in_step_failure_;
+  std::vector<RankResources*> resources_;
+  std::mutex json_mutex_;
+  std::vector<Json> json_slots_;
+};
+
+}  // namespace mgbench::bench
