@@ -54,8 +54,18 @@ if(MGBENCH_BUILD_MICRO)
   endif()
 endif()
 
-# Common warnings for our own targets.
-add_library(mgbench_warnings INTERFACE)
-target_compile_options(mgbench_warnings INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>
+# Warnings for our own targets: -Wshadow and -Wconversion on host code. MGBENCH_WERROR turns
+# every warning of the product code into an error (CI sets it); the tests get the warnings
+# (mgbench_test_warnings) without the error.
+option(MGBENCH_WERROR "Treat warnings in mgbench's product code as errors" OFF)
+add_library(mgbench_test_warnings INTERFACE)
+target_compile_options(mgbench_test_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wshadow -Wconversion -Wno-unused-parameter>
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall --expt-relaxed-constexpr>)
+add_library(mgbench_warnings INTERFACE)
+target_link_libraries(mgbench_warnings INTERFACE mgbench_test_warnings)
+if(MGBENCH_WERROR)
+  target_compile_options(mgbench_warnings INTERFACE
+    $<$<COMPILE_LANGUAGE:CXX>:-Werror>
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Werror --Werror=all-warnings>)
+endif()

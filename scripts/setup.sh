@@ -37,10 +37,24 @@ if [[ -n "$need_required$need_optional" ]]; then
   done
 fi
 
-if ! command -v nvcc >/dev/null 2>&1 && [[ ! -x /usr/local/cuda/bin/nvcc ]]; then
-  echo "setup: the CUDA toolkit (nvcc, cuBLAS, NCCL) is required: install it under /usr/local/cuda" >&2
+# The CUDA toolkit: CUDACXX, CUDAToolkit_ROOT, CUDA_HOME, PATH, then /usr/local/cuda. CMake takes
+# the compiler from CUDACXX and finds cuBLAS and NCCL beside it.
+find_nvcc() {
+  local c
+  for c in "${CUDACXX:-}" "${CUDAToolkit_ROOT:+$CUDAToolkit_ROOT/bin/nvcc}" \
+           "${CUDA_HOME:+$CUDA_HOME/bin/nvcc}" "$(command -v nvcc 2>/dev/null)" \
+           /usr/local/cuda/bin/nvcc; do
+    if [[ -n "$c" && -x "$c" ]]; then echo "$c"; return 0; fi
+  done
+  return 1
+}
+if ! CUDACXX=$(find_nvcc); then
+  echo "setup: nvcc not found: install the CUDA toolkit (nvcc, cuBLAS, NCCL) and put it on PATH," \
+       "or set CUDA_HOME / CUDAToolkit_ROOT to its directory" >&2
   exit 4
 fi
+export CUDACXX
+export CUDAToolkit_ROOT="${CUDAToolkit_ROOT:-$(dirname "$(dirname "$CUDACXX")")}"
 
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"

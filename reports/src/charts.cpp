@@ -185,17 +185,9 @@ std::vector<double> x_values(const Points& points, const std::string& key) {
 // Splits points by the values of `keys` (one chart each), in order of appearance.
 std::vector<std::pair<std::string, Points>> split_by(const Points& points,
                                                      const std::vector<std::string>& keys) {
-  std::vector<std::pair<std::string, Points>> out;
-  for (const auto* p : points) {
-    const std::string label = keys.empty() ? std::string() : params_short_label(p->params, keys);
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == label; });
-    if (it == out.end()) {
-      out.push_back({label, {p}});
-    } else {
-      it->second.push_back(p);
-    }
-  }
-  return out;
+  return group_in_order(points, [&](const PointResult* p) {
+    return keys.empty() ? std::string() : params_short_label(p->params, keys);
+  });
 }
 
 namespace {

@@ -226,21 +226,14 @@ Table build_table(const RunResult& run, const Presentation& presentation, const 
 // One group of points per value of `keys`, in order of appearance; "" when not split.
 std::vector<std::pair<std::string, Points>> split_points(const Points& points,
                                                          const std::vector<std::string>& keys) {
-  std::vector<std::pair<std::string, Points>> out;
-  for (const auto* p : points) {
+  return group_in_order(points, [&](const PointResult* p) {
     std::string label;
     for (const auto& k : keys) {
       const std::string v = json_string(p->params, k);
       if (!v.empty()) label += (label.empty() ? "" : " ") + v;
     }
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == label; });
-    if (it == out.end()) {
-      out.push_back({label, {p}});
-    } else {
-      it->second.push_back(p);
-    }
-  }
-  return out;
+    return label;
+  });
 }
 
 // The rows of a summary: the summary itself when it is an array, else its `key` member.

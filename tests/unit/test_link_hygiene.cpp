@@ -1,6 +1,8 @@
 // The unit-test binary links the harness layers, the reports and the workloads' host-side
 // formulas: no CUDA driver, NCCL or cuBLAS library (the CUDA runtime is linked statically).
 // A layer that starts to need one shows up here.
+#include <unistd.h>
+
 #include <cstdio>
 #include <string>
 
@@ -9,8 +11,13 @@
 namespace {
 
 std::string shared_libraries_of_this_binary() {
+  // Resolve the path here: inside ldd's own processes /proc/self/exe names ldd's loader.
+  char self[4096] = {};
+  const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  REQUIRE(n > 0);
   std::string out;
-  FILE* pipe = ::popen("ldd /proc/self/exe 2>&1", "r");
+  const std::string command = "ldd '" + std::string(self, static_cast<std::size_t>(n)) + "' 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   char buffer[4096];
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;

@@ -1,4 +1,4 @@
-// mgbench: dispatch on the subcommand, map errors to exit codes (DESIGN.md "Exit codes").
+// mgbench: dispatch on the subcommand, map errors to exit codes (the exit codes are listed in README.md).
 #include <cstdlib>
 #include <cstring>
 #include <iostream>

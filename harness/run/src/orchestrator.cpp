@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -231,7 +232,8 @@ void Orchestrator::run_group(const PlannedGroup& group) {
 std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,
                                                           const std::vector<PlannedPoint>& points) {
   const GroupSpec spec = make_spec(group, points);
-  std::optional<std::size_t> in_flight;
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t in_flight = kNone;  // the point started and not yet reported
   std::set<std::size_t> reported;
   const auto outcome = run_worker(
       Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
@@ -247,13 +249,13 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
             return;
           }
           reported.insert(m.point.index);
-          in_flight.reset();
+          in_flight = kNone;
           record(m.point);
         }
       });
   std::vector<PlannedPoint> left;
   for (const auto& p : points) {
-    if (!reported.count(p.index) && (!in_flight || p.index != *in_flight)) left.push_back(p);
+    if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
   }
   auto find_point = [&](std::size_t index) -> const PlannedPoint& {
     for (const auto& p : points) {
@@ -262,14 +264,14 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
     return points.front();
   };
   if (outcome.interrupted) {
-    if (in_flight) record_unfinished(group, find_point(*in_flight), Status::skipped, "interrupted");
+    if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::skipped, "interrupted");
     for (const auto& p : left) record_unfinished(group, p, Status::skipped, "interrupted");
     return {};
   }
   if (outcome.timed_out) {
     const std::string why = fmt::format("group made no progress for {:.0f} s (--group-timeout)",
                                         options_.settings.group_timeout_s);
-    if (in_flight) record_unfinished(group, find_point(*in_flight), Status::timeout, why);
+    if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::timeout, why);
     for (const auto& p : left) {
       record_unfinished(group, p, Status::timeout, "not run: the group timed out");
     }
@@ -277,6 +279,10 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   }
   const bool clean = outcome.done && outcome.exit.exited && outcome.exit.code == 0;
   if (clean) {
+    if (in_flight != kNone) {
+      record_unfinished(group, find_point(in_flight), Status::failed,
+                        "the worker exited without reporting this point");
+    }
     for (const auto& p : left) {
       record_unfinished(group, p, Status::failed, "the worker did not report this point");
     }
@@ -285,8 +291,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   const std::string reason =
       outcome.fatal.empty() ? "worker " + outcome.exit.describe()
                             : outcome.fatal + " (worker " + outcome.exit.describe() + ")";
-  if (in_flight) record_unfinished(group, find_point(*in_flight), Status::failed, reason);
-  if (in_flight || !reported.empty()) {
+  if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::failed, reason);
+  if (in_flight != kNone || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.
     if (!left.empty()) {
       spdlog::warn("restarting the worker for the {} remaining point(s) of group {}", left.size(),

@@ -1,8 +1,10 @@
 #pragma once
 // Text helpers shared by every report format: escaping for HTML/SVG/XML, Markdown and CSV,
 // number formatting with units, and tolerant readers of the JSON parts of the results model.
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgbench/core/params.hpp"
@@ -54,5 +56,22 @@ std::string params_short_label(const Json& params, const std::vector<std::string
 std::string format_plain(double value);
 // A stable file/element id from free text: lower case [a-z0-9-] only.
 std::string slug(const std::string& text);
+
+// Groups `items` by `label_of(item)`, the groups in the order their labels first appear.
+template <typename T, typename LabelFn>
+std::vector<std::pair<std::string, std::vector<T>>> group_in_order(const std::vector<T>& items,
+                                                                   LabelFn label_of) {
+  std::vector<std::pair<std::string, std::vector<T>>> out;
+  for (const T& item : items) {
+    const std::string label = label_of(item);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == label; });
+    if (it == out.end()) {
+      out.push_back({label, {item}});
+    } else {
+      it->second.push_back(item);
+    }
+  }
+  return out;
+}
 
 }  // namespace mgbench::reports

@@ -1,5 +1,5 @@
 #pragma once
-// NVML telemetry around each point (DESIGN.md "Telemetry"): a sampler thread records gauges of
+// NVML telemetry around each point: a sampler thread records gauges of
 // every GPU of the point every `telemetry_interval_s`; counters (energy, throttle time, PCIe and
 // NVLink bytes, ECC) are read at begin_point and end_point. end_point returns the point's
 // summary:
