@@ -1,23 +1,94 @@
 // A CPU-only workload for testing the orchestrator's fault handling without a GPU.
 // Registered only when MGBENCH_ENABLE_TEST_WORKLOADS=1 (never in normal runs); with
-// MGBENCH_TEST_FAKE_DEVICES=N the device probe then reports N fake GPUs.
-// Axis `behavior`: ok (fake samples), crash (abort), hang (sleep), garbage (writes junk on the
-// result pipe, then ok), wrong (verification fails), slow (sleeps 300 ms, then ok).
+// MGBENCH_TEST_FAKE_DEVICES=N the device probe then reports N fake GPUs. The test hooks are
+// listed in docs/TESTING-HOOKS.md. Axis `behavior`, per point:
+//   ok           fake samples                  crash      abort
+//   hang         sleep forever                 garbage    junk on the result pipe, then ok
+//   wrong        verification fails            slow       sleep 300 ms, then ok
+//   brief        sleep 20 ms, then ok          nan        a NaN sample and metric
+//   chatty       2 MiB on stdout and 2 MiB on stderr (protocol look-alikes included), then ok
+//   silent-exit  the group returns before reporting the point: the worker exits 0
+//   bad-index    announces and reports an index outside the plan, then aborts
+//   interrupt    stops the orchestrator, reports the point, sends it SIGINT and resumes it:
+//                the point is on the pipe when the orchestrator sees the interrupt
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <string>
 #include <thread>
 
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/model/workload.hpp"
 
 namespace mgbench {
 namespace {
 
-bool test_workloads_enabled() {
-  const char* v = std::getenv("MGBENCH_ENABLE_TEST_WORKLOADS");
-  return v && std::string(v) == "1";
+constexpr std::size_t kBogusIndex = 1000000;
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+[[noreturn]] void hang() {
+  while (true) sleep_ms(1000);
+}
+
+// Megabytes of chatter on stdout and stderr, some of it shaped like protocol lines.
+void chatter() {
+  const std::string line =
+      "{\"type\":\"point\",\"result\":{\"index\":0}} chatter chatter chatter chatter chatter\n";
+  for (std::size_t written = 0; written < (2u << 20); written += line.size()) {
+    std::fputs(line.c_str(), stdout);
+    std::fputs(line.c_str(), stderr);
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+}
+
+// Process state letter of `pid` from /proc (e.g. 'T' when stopped); '?' when unreadable.
+char process_state(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
+}
+
+PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
+                        const std::string& behavior) {
+  PointResult r;
+  r.index = planned.index;
+  r.workload = ctx.spec.workload;
+  r.params = planned.params;
+  r.gpus = static_cast<int>(ctx.spec.devices.size());
+  r.devices = ctx.spec.devices;
+  r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
+  if (behavior == "nan") r.samples[1] = std::numeric_limits<double>::quiet_NaN();
+  r.stats = compute_statistics(r.samples);
+  r.metrics = {{"ops_per_s", behavior == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                               : 1000.0 * r.gpus}};
+  r.verification = {{"ok", behavior != "wrong"}};
+  if (behavior == "wrong") {
+    r.status = Status::wrong;
+    r.message = "selftest: deliberately wrong";
+  }
+  r.started_at = utc_now_iso8601();
+  return r;
+}
+
+// Reports the point while the orchestrator is stopped, then interrupts it.
+[[noreturn]] void report_then_interrupt(GroupContext& ctx, const PointResult& r) {
+  const pid_t parent = ::getppid();
+  sleep_ms(100);  // the orchestrator is back waiting on the pipe
+  ::kill(parent, SIGSTOP);
+  for (int i = 0; i < 500 && process_state(parent) != 'T'; ++i) sleep_ms(2);
+  ctx.sink.point_finished(r);
+  ::kill(parent, SIGINT);
+  ::kill(parent, SIGCONT);
+  hang();
 }
 
 void run_selftest_group(GroupContext& ctx) {
@@ -25,29 +96,24 @@ void run_selftest_group(GroupContext& ctx) {
     ctx.sink.point_started(planned.index);
     const std::string behavior = planned.params.value("behavior", "ok");
     if (behavior == "crash") std::abort();
-    if (behavior == "hang") {
-      while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (behavior == "hang") hang();
+    if (behavior == "silent-exit") return;
+    if (behavior == "bad-index") {
+      PointResult bogus = make_result(ctx, planned, behavior);
+      bogus.index = kBogusIndex + planned.index;
+      ctx.sink.point_started(bogus.index);
+      ctx.sink.point_finished(bogus);
+      std::abort();
     }
     if (behavior == "garbage" && ::fcntl(3, F_GETFD) != -1) {
       const char junk[] = "this is not json\n{\"type\":\"point\",\"result\":{\"trunc\n";
       (void)!::write(3, junk, sizeof(junk) - 1);
     }
-    if (behavior == "slow") std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    PointResult r;
-    r.index = planned.index;
-    r.workload = ctx.spec.workload;
-    r.params = planned.params;
-    r.gpus = static_cast<int>(ctx.spec.devices.size());
-    r.devices = ctx.spec.devices;
-    r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
-    r.stats = compute_statistics(r.samples);
-    r.metrics = {{"ops_per_s", 1000.0 * r.gpus}};
-    r.verification = {{"ok", behavior != "wrong"}};
-    if (behavior == "wrong") {
-      r.status = Status::wrong;
-      r.message = "selftest: deliberately wrong";
-    }
-    r.started_at = utc_now_iso8601();
+    if (behavior == "chatty") chatter();
+    if (behavior == "slow") sleep_ms(300);
+    if (behavior == "brief") sleep_ms(20);
+    const PointResult r = make_result(ctx, planned, behavior);
+    if (behavior == "interrupt") report_then_interrupt(ctx, r);
     ctx.sink.point_finished(r);
   }
 }
@@ -71,11 +137,13 @@ Presentation selftest_presentation() {
 }
 
 const bool registered =
-    test_workloads_enabled() &&
+    test_hooks::enabled() &&
     register_workload(Workload("selftest")
                           .summary("test-only: fake points and deliberate faults")
                           .axis(Axis::text("behavior", {"ok"})
-                                    .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow"}))
+                                    .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
+                                              "brief", "nan", "chatty", "silent-exit",
+                                              "bad-index", "interrupt"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

@@ -1,5 +1,6 @@
 // The real binary end to end: exit codes, one-line errors, dry run, and the orchestrator's
-// fault handling (crash, hang, garbage, interrupt, resume) with the CPU-only selftest workload.
+// fault handling (crash, hang, garbage, interrupt, resume) with the CPU-only selftest workload;
+// the other faults are in test_sweep_faults.cpp and test_sweep_kill.cpp.
 #include <cuda_runtime_api.h>
 #include <sys/wait.h>
 
@@ -10,19 +11,14 @@
 #include "catch_compat.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"
+#include "sweep_support.hpp"
 
+using mgbench::test::kQuiet;
+using mgbench::test::kSelftestEnv;
+using mgbench::test::line_count;
 using mgbench::test::run_mgbench;
 
 namespace {
-
-const std::string kSelftestEnv = "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_FAKE_DEVICES=2";
-const std::string kQuiet = " --no-history --no-report --skip-doctor --no-telemetry -q";
-
-int line_count(const std::string& text) {
-  int n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
-}
 
 bool have_gpu() {
   int count = 0;
@@ -81,6 +77,11 @@ TEST_CASE("bad sweep input exits 2 with one line naming the value, and runs noth
       {"--gpus 1 --profile turbo", "'turbo'"},
       {"--gpus 1 --batch-sizes 0", "'0'"},
       {"--gpus 1 --telemetry-interval fast", "'fast'"},
+      // Named before any device is probed: without --gpus, and without a GPU.
+      {"--workloads nope", "unknown workload 'nope'"},
+      {"--dtypes fp7", "unknown dtype 'fp7'"},
+      {"--param nope=1", "unknown parameter 'nope'"},
+      {"--devices 0 --workloads nope", "unknown workload 'nope'"},
   };
   for (const auto& c : cases) {
     INFO("mgbench sweep --dry-run " << c.args);
@@ -122,7 +123,8 @@ TEST_CASE("a crashing worker fails its point; a fresh worker runs the rest") {
 TEST_CASE("a hung worker is killed at --group-timeout and its points are timeout") {
   const std::string out = mgbench::test::temp_dir("hang");
   const auto r = run_mgbench("sweep --workloads selftest --param behavior=ok,hang,ok --gpus 1,2"
-                             " --group-timeout 1 --out " + out + kQuiet,
+                             // a worker can take a second to start on a loaded machine
+                             " --group-timeout 3 --out " + out + kQuiet,
                              kSelftestEnv);
   CHECK(r.exit_code == 4);
   const auto run = mgbench::load_results(out + "/results.json");
@@ -142,11 +144,16 @@ TEST_CASE("garbage on the result pipe is ignored; wrong results exit 3") {
                        kSelftestEnv);
   CHECK(r.exit_code == 0);
   CHECK(mgbench::load_results(out + "/results.json").points.size() == 2);
-  r = run_mgbench("sweep --workloads selftest --param behavior=ok,wrong --gpus 1 --out " + out +
+  const std::string wrong = mgbench::test::temp_dir("wrong");
+  r = run_mgbench("sweep --workloads selftest --param behavior=ok,wrong --gpus 1 --out " + wrong +
                       kQuiet,
                   kSelftestEnv);
   CHECK(r.exit_code == 3);
+  const auto run = mgbench::load_results(wrong + "/results.json");
+  REQUIRE(run.points.size() == 2);
+  CHECK(run.points[1].status == mgbench::Status::wrong);
   std::filesystem::remove_all(out);
+  std::filesystem::remove_all(wrong);
 }
 
 TEST_CASE("Ctrl-C saves the finished points (exit 130) and --resume completes the sweep") {
@@ -173,11 +180,16 @@ TEST_CASE("Ctrl-C saves the finished points (exit 130) and --resume completes th
   CHECK(skipped >= 1);
   CHECK(ok + skipped == 16);
 
-  const auto resumed = run_mgbench("sweep --resume " + out, kSelftestEnv);
+  const auto resumed = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
   CHECK(resumed.exit_code == 0);
   const auto done = mgbench::load_results(out + "/results.json");
   REQUIRE(done.points.size() == 16);
   for (const auto& p : done.points) CHECK(p.status == mgbench::Status::ok);
   CHECK_FALSE(done.interrupted);
+  // Finished points were kept, not run again.
+  for (const auto& p : interrupted.points) {
+    if (p.status == mgbench::Status::ok) CHECK(done.points[p.index].started_at == p.started_at);
+  }
+  CHECK(mgbench::test::read_journal_points(out + "/journal.jsonl").count.size() == 16);
   std::filesystem::remove_all(out);
 }

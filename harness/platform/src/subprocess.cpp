@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,12 +43,17 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::st
   for (auto& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) {
     throw EnvironmentError(fmt::format("cannot fork a worker: {}", std::strerror(errno)));
   }
   if (pid_ == 0) {
-    // Child: only async-signal-safe calls until exec.
+    // Child: only async-signal-safe calls until exec. It dies with the orchestrator (even a
+    // SIGKILLed one): the death signal survives exec, and the getppid() check closes the
+    // window where the parent died before the prctl.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
     ::setpgid(0, 0);
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);

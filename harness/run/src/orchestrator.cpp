@@ -1,15 +1,19 @@
+// The sweep orchestrator: a worker process per group, every point journalled as it finishes,
+// crashed, hung, silent or interrupted workers accounted for point by point.
 #include "mgbench/run/orchestrator.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <limits>
+#include <filesystem>
 #include <optional>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
@@ -24,6 +28,9 @@ double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
+
+// How long the pipe of a killed worker is read for what it wrote before it died.
+constexpr double kDrainSeconds = 10.0;
 
 void on_interrupt(int) { interrupt_flag().store(true); }
 
@@ -42,38 +49,43 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   WorkerProcess worker({"worker", "--result-fd", "3"}, request.dump());
   LineBuffer lines;
   double last_progress = now_s();
-  std::string chunk;
-  while (true) {
-    chunk.clear();
-    const bool open = worker.read_some(chunk, 200);
-    if (!chunk.empty()) {
-      lines.append(chunk.data(), chunk.size());
-      for (const auto& line : lines.take_lines()) {
-        std::string error;
-        auto message = parse_worker_line(line, &error);
-        if (!message) {
-          spdlog::warn("ignoring a malformed line from worker {} ({}): {:.80}", worker.pid(),
-                       error, line);
-          continue;
-        }
-        if (message->kind == WorkerMessageKind::done) outcome.done = true;
-        if (message->kind == WorkerMessageKind::fatal) outcome.fatal = message->text;
-        if (message->kind == WorkerMessageKind::point) last_progress = now_s();
-        on_message(*message);
+  // Reads what the pipe holds and hands on every complete message; false at EOF.
+  auto pump = [&](int timeout_ms) {
+    std::string chunk;
+    const bool open = worker.read_some(chunk, timeout_ms);
+    lines.append(chunk.data(), chunk.size());
+    for (const auto& line : lines.take_lines()) {
+      std::string error;
+      auto message = parse_worker_line(line, &error);
+      if (!message) {
+        spdlog::warn("ignoring a malformed line from worker {} ({}): {:.80}", worker.pid(), error,
+                     line);
+        continue;
       }
+      if (message->kind == WorkerMessageKind::done) outcome.done = true;
+      if (message->kind == WorkerMessageKind::fatal) outcome.fatal = message->text;
+      if (message->kind == WorkerMessageKind::point) last_progress = now_s();
+      on_message(*message);
     }
-    if (!open) break;
+    return open;
+  };
+  while (pump(200)) {
     if (interrupt_flag().load()) {
       outcome.interrupted = true;
-      worker.kill_group();
       break;
     }
     if (now_s() - last_progress > progress_timeout_s) {
       outcome.timed_out = true;
       spdlog::error("worker {} made no progress for {:.0f} s: killing it", worker.pid(),
                     progress_timeout_s);
-      worker.kill_group();
       break;
+    }
+  }
+  if (outcome.interrupted || outcome.timed_out) {
+    worker.kill_group();
+    // A point the worker wrote before it was killed is still in the pipe: read it to EOF.
+    const double deadline = now_s() + kDrainSeconds;
+    while (pump(200) && now_s() < deadline) {
     }
   }
   outcome.exit = worker.wait();
@@ -95,8 +107,10 @@ void install_interrupt_handlers() {
   sa.sa_handler = on_interrupt;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = 0;  // no SA_RESTART: blocking waits return so the flag is seen
+  // A closed terminal (SIGHUP) and a polite kill (SIGTERM) end the sweep like Ctrl-C does.
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGHUP, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 }
 
@@ -126,6 +140,58 @@ ProbeResult probe(Isolation isolation, bool doctor) {
   return result;
 }
 
+void validate_sweep_arguments(const SweepOptions& options) {
+  // make_plan without devices validates everything else; GPU counts 1..N stand in for the
+  // unknown ones so that every workload (whatever its minimum) is checked.
+  SweepOptions check = options;
+  if (check.gpu_counts.empty()) {
+    const int n = check.devices.empty() ? 8 : static_cast<int>(check.devices.size());
+    for (int i = 1; i <= n; ++i) check.gpu_counts.push_back(i);
+  }
+  (void)make_plan(check, -1);
+}
+
+void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointResult>& finished) {
+  std::map<std::size_t, std::pair<const PlannedGroup*, const PlannedPoint*>> planned;
+  for (const auto& g : plan.groups) {
+    for (const auto& p : g.points) planned[p.index] = {&g, &p};
+  }
+  for (const auto& [index, done] : finished) {
+    const auto it = planned.find(index);
+    std::string why;
+    if (it == planned.end()) {
+      why = "is not in the new plan";
+    } else if (done.workload != it->second.first->workload) {
+      why = fmt::format("was {}, the plan now has {}", done.workload, it->second.first->workload);
+    } else if (done.params != it->second.second->params) {
+      why = fmt::format("had [{}], the plan now has [{}]", describe_params(done.params),
+                        describe_params(it->second.second->params));
+    } else if (done.devices != it->second.first->devices) {
+      why = fmt::format("ran on GPU(s) {}, the plan now uses {}", fmt::join(done.devices, ","),
+                        fmt::join(it->second.first->devices, ","));
+    }
+    if (!why.empty()) {
+      throw UsageError(fmt::format("cannot resume: the plan changed: finished point #{} {}", index,
+                                   why));
+    }
+  }
+}
+
+JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
+                               const std::vector<std::string>& argv) {
+  if (resuming) return JournalMode::resume;
+  const std::string path = out_dir + "/journal.jsonl";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return JournalMode::create;
+  if (std::find(argv.begin(), argv.end(), "--force") == argv.end()) {
+    throw UsageError(fmt::format("'{}' holds a sweep already: continue it with --resume {}, or "
+                                 "start over with --force",
+                                 out_dir, out_dir));
+  }
+  spdlog::warn("--force: starting over in '{}'; its previous journal is replaced", out_dir);
+  return JournalMode::replace;
+}
+
 PointResult unfinished_point(const std::string& workload, const std::vector<int>& devices,
                              const PlannedPoint& point, Status status, const std::string& message) {
   PointResult r;
@@ -149,7 +215,10 @@ Orchestrator::Orchestrator(const SweepOptions& options, const Plan& plan, Journa
 void Orchestrator::record(const PointResult& point) {
   results_[point.index] = point;
   ++done_count_;
-  if (journal_) journal_->append(point);
+  if (journal_ && !journal_->append(point) && journal_error_.empty()) {
+    journal_error_ = journal_->error();
+    spdlog::error("{}: no further group is started", journal_error_);
+  }
   if (point.status != Status::ok) {
     spdlog::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
                  to_string(point.status), point.gpus, point.message,
@@ -202,6 +271,15 @@ std::vector<PointResult> Orchestrator::results() const {
 void Orchestrator::run() {
   started_s_ = now_s();
   for (const auto& group : plan_.groups) {
+    if (!journal_error_.empty()) {
+      // What is not in the journal could not be resumed: start nothing new.
+      for (const auto& p : group.points) {
+        if (!results_.count(p.index)) {
+          record_unfinished(group, p, Status::skipped, "not run: " + journal_error_);
+        }
+      }
+      continue;
+    }
     run_group(group);
     if (interrupt_flag().load()) interrupted_ = true;
   }
@@ -232,46 +310,49 @@ void Orchestrator::run_group(const PlannedGroup& group) {
 std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,
                                                           const std::vector<PlannedPoint>& points) {
   const GroupSpec spec = make_spec(group, points);
-  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t in_flight = kNone;  // the point started and not yet reported
+  auto find_point = [&](std::size_t index) -> const PlannedPoint* {
+    for (const auto& p : points) {
+      if (p.index == index) return &p;
+    }
+    return nullptr;
+  };
+  std::optional<std::size_t> in_flight;
   std::set<std::size_t> reported;
   const auto outcome = run_worker(
       Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
       [&](const WorkerMessage& m) {
+        if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
+        // An index outside this attempt's points must never stand for another point.
+        if (!find_point(m.index) || reported.count(m.index)) {
+          spdlog::warn("ignoring a '{}' message for point {}: not expected in group {}",
+                       m.kind == WorkerMessageKind::started ? "started" : "point", m.index,
+                       group.index);
+          return;
+        }
         if (m.kind == WorkerMessageKind::started) {
           in_flight = m.index;
           progress(group, m.index);
-        } else if (m.kind == WorkerMessageKind::point) {
-          bool planned = false;
-          for (const auto& p : points) planned = planned || p.index == m.point.index;
-          if (!planned || reported.count(m.point.index)) {
-            spdlog::warn("ignoring a result for unexpected point {}", m.point.index);
-            return;
-          }
-          reported.insert(m.point.index);
-          in_flight = kNone;
-          record(m.point);
+          return;
         }
+        reported.insert(m.index);
+        in_flight.reset();
+        record(m.point);
       });
   std::vector<PlannedPoint> left;
   for (const auto& p : points) {
-    if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
+    if (!reported.count(p.index) && (!in_flight || p.index != *in_flight)) left.push_back(p);
   }
-  auto find_point = [&](std::size_t index) -> const PlannedPoint& {
-    for (const auto& p : points) {
-      if (p.index == index) return p;
-    }
-    return points.front();
-  };
   if (outcome.interrupted) {
-    if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::skipped, "interrupted");
+    if (in_flight) {
+      record_unfinished(group, *find_point(*in_flight), Status::skipped, "interrupted");
+    }
     for (const auto& p : left) record_unfinished(group, p, Status::skipped, "interrupted");
     return {};
   }
   if (outcome.timed_out) {
     const std::string why = fmt::format("group made no progress for {:.0f} s (--group-timeout)",
                                         options_.settings.group_timeout_s);
-    if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::timeout, why);
+    if (in_flight) record_unfinished(group, *find_point(*in_flight), Status::timeout, why);
     for (const auto& p : left) {
       record_unfinished(group, p, Status::timeout, "not run: the group timed out");
     }
@@ -279,9 +360,9 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   }
   const bool clean = outcome.done && outcome.exit.exited && outcome.exit.code == 0;
   if (clean) {
-    if (in_flight != kNone) {
-      record_unfinished(group, find_point(in_flight), Status::failed,
-                        "the worker exited without reporting this point");
+    if (in_flight) {
+      record_unfinished(group, *find_point(*in_flight), Status::failed,
+                        "the worker exited (exit code 0) without reporting this point");
     }
     for (const auto& p : left) {
       record_unfinished(group, p, Status::failed, "the worker did not report this point");
@@ -291,8 +372,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   const std::string reason =
       outcome.fatal.empty() ? "worker " + outcome.exit.describe()
                             : outcome.fatal + " (worker " + outcome.exit.describe() + ")";
-  if (in_flight != kNone) record_unfinished(group, find_point(in_flight), Status::failed, reason);
-  if (in_flight != kNone || !reported.empty()) {
+  if (in_flight) record_unfinished(group, *find_point(*in_flight), Status::failed, reason);
+  if (in_flight || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.
     if (!left.empty()) {
       spdlog::warn("restarting the worker for the {} remaining point(s) of group {}", left.size(),

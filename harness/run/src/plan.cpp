@@ -2,6 +2,8 @@
 // groups of points. Nothing runs here.
 #include "mgbench/run/plan.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -282,12 +284,24 @@ Json plan_to_json(const Plan& plan) {
 }
 
 std::string default_out_dir() {
-  const std::time_t t = std::time(nullptr);
+  // Microseconds and the process id: two sweeps started together never share a directory.
+  // The host name is slugged: it becomes part of a path.
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          now.time_since_epoch()).count() % 1000000;
   std::tm tm{};
   ::gmtime_r(&t, &tm);
   char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
-  return fmt::format("results/{}-{}", buf, host_name());
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%S", &tm);
+  std::string host = host_name();
+  for (char& c : host) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '_' || c == '-';
+    if (!safe) c = '_';
+  }
+  if (host.empty() || host.find_first_not_of('.') == std::string::npos) host = "host";
+  return fmt::format("results/{}.{:06d}Z-{}-{}", buf, micros, host, ::getpid());
 }
 
 }  // namespace mgbench

@@ -132,6 +132,8 @@ void print_plan(const Plan& plan, std::ostream& out) {
 
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks) {
+  // Arguments first: a bad workload, dtype or parameter is named before any device is probed.
+  validate_sweep_arguments(options);
   // Devices: a dry run with --gpus needs no GPU at all.
   ProbeResult probed;
   int visible = -1;
@@ -140,6 +142,8 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
     visible = static_cast<int>(probed.inventory.devices.size());
   }
   const Plan plan = make_plan(options, visible);
+  const bool resuming = !options.resume_dir.empty();
+  if (resuming) check_resumed_points(plan, finished);
   if (options.dry_run) {
     print_plan(plan, std::cout);
     return 0;
@@ -159,15 +163,17 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   run.settings["isolation"] = options.isolation == Isolation::process ? "process" : "none";
   run.settings["scaling"] = to_string(options.scaling);
   run.settings["baseline_each"] = options.baseline_each;
-  if (options.price_per_gpu_hour > 0) run.settings["price_per_gpu_hour"] = options.price_per_gpu_hour;
+  if (options.price_per_gpu_hour > 0) {
+    run.settings["price_per_gpu_hour"] = options.price_per_gpu_hour;
+  }
   run.plan = plan_to_json(plan);
 
   const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
-  std::filesystem::create_directories(out_dir);
-  const bool resuming = !options.resume_dir.empty();
+  const DirectoryLock lock(out_dir);  // held until the sweep ends: one sweep per directory
   Journal journal(out_dir + "/journal.jsonl",
-                  Json{{"argv", argv}, {"started_at", run.started_at}, {"plan", run.plan}},
-                  resuming);
+                  Json{{"argv", argv}, {"started_at", run.started_at}, {"tool", run.tool},
+                       {"plan", run.plan}},
+                  sweep_journal_mode(out_dir, resuming, argv));
   spdlog::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
                out_dir);
 
@@ -177,7 +183,13 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   run.points = orchestrator.results();
   run.interrupted = orchestrator.interrupted();
   run.finished_at = utc_now_iso8601();
-  return finish_sweep(options, run, out_dir, sinks);
+  const bool journal_closed = journal.close();
+  const int code = finish_sweep(options, run, out_dir, sinks);
+  if (journal_closed && orchestrator.journal_error().empty()) return code;
+  // The journal could not be written: results.json holds what ran; exit 4 (one line logged).
+  if (orchestrator.journal_error().empty()) spdlog::error("{}", journal.error());
+  return code == static_cast<int>(ExitCode::interrupted) ? code
+                                                         : static_cast<int>(ExitCode::environment);
 }
 
 }  // namespace mgbench

@@ -18,6 +18,7 @@
 #include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/platform/telemetry.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
@@ -35,13 +36,12 @@ void execute_group(const GroupSpec& spec, PointSink& sink) {
 }
 
 namespace {
-// Test hook (see selftest_workload.cpp): N fake devices, no CUDA involved.
+// Test hook (see benchmarks/selftest.cpp): N fake devices, no CUDA involved.
 std::optional<DeviceInventory> fake_inventory() {
-  const char* enabled = std::getenv("MGBENCH_ENABLE_TEST_WORKLOADS");
-  const char* fake = std::getenv("MGBENCH_TEST_FAKE_DEVICES");
-  if (!enabled || std::string(enabled) != "1" || !fake) return std::nullopt;
+  const auto fake = test_hooks::read(test_hooks::kFakeDevices);
+  if (!fake) return std::nullopt;
   DeviceInventory inv;
-  const int n = std::atoi(fake);
+  const int n = std::atoi(fake->c_str());
   for (int i = 0; i < n; ++i) {
     DeviceInfo d;
     d.index = i;

@@ -1,16 +1,23 @@
+// The worker protocol's line parser, the sweep journal (durable appends, replay) and the lock
+// that keeps two sweeps out of one output directory.
 #include "mgbench/run/worker_protocol.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/core/test_hooks.hpp"
 
 namespace mgbench {
 
@@ -76,49 +83,147 @@ std::vector<std::string> LineBuffer::take_lines() {
   return lines;
 }
 
-Journal::Journal(const std::string& path, const Json& header, bool append_existing)
-    : path_(path) {
-  const int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (append_existing ? 0 : O_TRUNC);
+namespace {
+
+// Writes all of `data`; returns 0 or the errno of the failing write.
+int write_fully(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// Makes a new directory entry durable. Returns 0 or the errno (EINVAL: not supported, ignored).
+int fsync_directory(const std::string& dir) {
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  int err = ::fsync(fd) == 0 || errno == EINVAL ? 0 : errno;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  return err;
+}
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+
+long long journal_fail_after() {
+  const auto hook = test_hooks::read(test_hooks::kJournalFailAfter);
+  return hook ? parse_positive_int(*hook, test_hooks::kJournalFailAfter) : -1;
+}
+
+}  // namespace
+
+Journal::Journal(const std::string& path, const Json& header, JournalMode mode)
+    : path_(path), fail_after_(journal_fail_after()) {
+  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC;
+  if (mode == JournalMode::create) flags |= O_EXCL;
+  if (mode == JournalMode::replace) flags |= O_TRUNC;
   fd_ = ::open(path.c_str(), flags, 0644);
+  if (fd_ < 0 && errno == EEXIST) {
+    throw UsageError(fmt::format("journal '{}' already exists", path));
+  }
   if (fd_ < 0) {
     throw EnvironmentError(fmt::format("cannot open journal '{}': {}", path, std::strerror(errno)));
   }
-  if (append_existing) {
-    // A crash may have cut the last line: start on a fresh line so the next record parses.
-    const off_t size = ::lseek(fd_, 0, SEEK_END);
-    char last = '\n';
-    if (size > 0 && ::pread(fd_, &last, 1, size - 1) == 1 && last != '\n') {
-      if (::write(fd_, "\n", 1) < 0) {
-        throw EnvironmentError(fmt::format("cannot write journal '{}'", path));
-      }
-    }
+  if (mode == JournalMode::resume) {
+    start_on_fresh_line();
   } else {
-    const std::string line = make_worker_line(Json{{"type", "header"}, {"run", header}});
-    if (::write(fd_, line.data(), line.size()) < 0) {
-      throw EnvironmentError(fmt::format("cannot write journal '{}'", path));
-    }
-    ::fsync(fd_);
+    write_header(header);
   }
 }
 
-Journal::~Journal() {
-  if (fd_ >= 0) ::close(fd_);
+void Journal::write_header(const Json& header) {
+  const std::string line = make_worker_line(Json{{"type", "header"}, {"run", header}});
+  int err = write_fully(fd_, line);
+  if (err == 0 && ::fsync(fd_) != 0) err = errno;
+  if (err == 0) err = fsync_directory(parent_of(path_));
+  if (err != 0) {
+    struct stat st {};
+    const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+    ::close(fd_);
+    fd_ = -1;
+    if (regular) ::unlink(path_.c_str());  // a journal without its header cannot be resumed
+    throw EnvironmentError(
+        fmt::format("cannot write journal '{}': {}", path_, std::strerror(err)));
+  }
 }
 
-void Journal::append(const PointResult& point) {
-  if (fd_ < 0) return;
+void Journal::start_on_fresh_line() {
+  // A crash may have cut the last line: start on a fresh line so the next record parses.
+  const off_t size = ::lseek(fd_, 0, SEEK_END);
+  char last = '\n';
+  if (size > 0 && ::pread(fd_, &last, 1, size - 1) == 1 && last != '\n') {
+    const int err = write_fully(fd_, "\n");
+    if (err != 0) {
+      throw EnvironmentError(
+          fmt::format("cannot write journal '{}': {}", path_, std::strerror(err)));
+    }
+  }
+}
+
+Journal::~Journal() { close(); }
+
+bool Journal::append(const PointResult& point) {
+  if (fd_ < 0 || !error_.empty()) return false;
   const std::string line = make_worker_line(Json{{"type", "point"}, {"result", point}});
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw EnvironmentError(fmt::format("cannot append to journal '{}': {}", path_,
-                                         std::strerror(errno)));
-    }
-    done += static_cast<std::size_t>(n);
+  const off_t before = ::lseek(fd_, 0, SEEK_END);
+  const bool injected = fail_after_ >= 0 && appended_ >= static_cast<std::size_t>(fail_after_);
+  int err = injected ? ENOSPC : write_fully(fd_, line);
+  if (err == 0 && ::fdatasync(fd_) != 0) err = errno;
+  if (err != 0) {
+    if (before >= 0) (void)!::ftruncate(fd_, before);  // whole lines only
+    error_ = fmt::format("cannot append to journal '{}': {}", path_, std::strerror(err));
+    return false;
   }
-  ::fdatasync(fd_);
+  ++appended_;
+  return true;
+}
+
+bool Journal::close() {
+  if (fd_ < 0) return error_.empty();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0 && error_.empty()) {
+    error_ = fmt::format("cannot close journal '{}': {}", path_, std::strerror(errno));
+  }
+  return error_.empty();
+}
+
+DirectoryLock::DirectoryLock(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    throw EnvironmentError(
+        fmt::format("cannot create the output directory '{}': {}", dir, ec.message()));
+  }
+  const std::string path = dir + "/sweep.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw EnvironmentError(fmt::format("cannot lock the output directory '{}': {}", dir,
+                                       std::strerror(errno)));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw UsageError(fmt::format("output directory '{}' is in use by another sweep", dir));
+    }
+    throw EnvironmentError(
+        fmt::format("cannot lock the output directory '{}': {}", dir, std::strerror(err)));
+  }
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
 JournalReplay replay_journal(const std::string& path) {

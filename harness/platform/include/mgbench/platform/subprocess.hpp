@@ -2,7 +2,8 @@
 // A worker child process: the same binary, re-executed, with its input on stdin and its
 // results on a dedicated pipe (fd 3). Its stdout is redirected to stderr, so that library
 // chatter (NCCL_DEBUG prints to stdout) never corrupts the protocol. The child leads its
-// own process group so that a kill reaches everything it started.
+// own process group so that a kill reaches everything it started, and it is killed when the
+// process that started it dies (PR_SET_PDEATHSIG), so no orphan keeps a GPU busy.
 #include <sys/types.h>
 
 #include <string>

@@ -23,9 +23,20 @@ struct ProbeResult {
 // Runs `mgbench worker` in probe mode (or in-process). Throws EnvironmentError.
 ProbeResult probe(Isolation isolation, bool doctor);
 
-// Set from the SIGINT/SIGTERM handler; checked between reads.
+// Set from the SIGINT/SIGTERM/SIGHUP handler; checked between reads.
 std::atomic<bool>& interrupt_flag();
 void install_interrupt_handlers();
+
+// Checks the workloads, dtypes, parameters and batch sizes against the registry without any
+// device (so a bad value is named before a GPU is looked for). Throws UsageError.
+void validate_sweep_arguments(const SweepOptions& options);
+// Resume: every finished point of the journal must be the same point of the new plan (same
+// index, workload, parameters and devices). Throws UsageError naming the first difference.
+void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointResult>& finished);
+// How a sweep opens DIR/journal.jsonl: appended on resume; a new sweep refuses an existing
+// journal (UsageError) unless `argv` holds --force, which starts over and says so.
+JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
+                               const std::vector<std::string>& argv);
 
 class Orchestrator {
  public:
@@ -34,6 +45,8 @@ class Orchestrator {
                std::map<std::size_t, PointResult> finished);
   void run();
   bool interrupted() const { return interrupted_; }
+  // The first journal write error (empty when none): groups after it were not started.
+  const std::string& journal_error() const { return journal_error_; }
   std::vector<PointResult> results() const;  // every planned point, in plan order
 
  private:
@@ -53,6 +66,7 @@ class Orchestrator {
   Journal* journal_;
   std::map<std::size_t, PointResult> results_;
   bool interrupted_ = false;
+  std::string journal_error_;
   std::size_t done_count_ = 0;
   double started_s_ = 0;
   bool tty_ = false;

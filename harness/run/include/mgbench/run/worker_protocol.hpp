@@ -27,7 +27,8 @@ struct WorkerMessage {
 };
 
 // Returns nullopt (and sets `error`) for anything that is not a valid message.
-std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::string* error = nullptr);
+std::optional<WorkerMessage> parse_worker_line(const std::string& line,
+                                               std::string* error = nullptr);
 std::string make_worker_line(const Json& message);  // one line, '\n'-terminated
 
 // Splits a byte stream into complete lines; the incomplete tail stays buffered.
@@ -41,19 +42,53 @@ class LineBuffer {
   std::string buffer_;
 };
 
-// Crash-safe journal: a header line, then one line per finished point, fsync'd.
+// How a sweep opens its journal: a fresh one (an existing journal is refused), the journal of
+// the sweep being resumed (appended to), or over an old one (--force: truncated).
+enum class JournalMode { create, resume, replace };
+
+// Crash-safe journal: a header line, then one line per finished point, each written whole and
+// fdatasync'd. Creating it also fsyncs the directory, so the file survives a power cut.
 class Journal {
  public:
   Journal() = default;
-  Journal(const std::string& path, const Json& header, bool append_existing);
+  // Throws UsageError when `create` finds a journal, EnvironmentError when it cannot be
+  // opened or its header cannot be written (a half-written new journal is removed).
+  Journal(const std::string& path, const Json& header, JournalMode mode);
+  Journal(const std::string& path, const Json& header, bool append_existing)
+      : Journal(path, header, append_existing ? JournalMode::resume : JournalMode::replace) {}
   ~Journal();
   Journal(const Journal&) = delete;
   Journal& operator=(const Journal&) = delete;
-  void append(const PointResult& point);
+  // Appends one point. On a write error (ENOSPC, EIO...) the partial line is cut off, the error
+  // is kept and false returned; nothing more is written after it, so the file holds only whole
+  // lines. Never throws.
+  bool append(const PointResult& point);
+  // Closes the file; false (and error()) when the close reports a failure.
+  bool close();
+  const std::string& error() const { return error_; }  // empty while every write succeeded
   const std::string& path() const { return path_; }
 
  private:
+  void write_header(const Json& header);
+  void start_on_fresh_line();
   std::string path_;
+  int fd_ = -1;
+  std::string error_;
+  std::size_t appended_ = 0;
+  long long fail_after_ = -1;  // test hook: simulated ENOSPC after this many appends
+};
+
+// An exclusive lock on a sweep's output directory (flock on DIR/sweep.lock), held while the
+// object lives. The directory is created first. Throws UsageError when another sweep holds
+// the lock, EnvironmentError when the directory or the lock file cannot be created.
+class DirectoryLock {
+ public:
+  explicit DirectoryLock(const std::string& dir);
+  ~DirectoryLock();
+  DirectoryLock(const DirectoryLock&) = delete;
+  DirectoryLock& operator=(const DirectoryLock&) = delete;
+
+ private:
   int fd_ = -1;
 };
 
