@@ -82,7 +82,7 @@ for s in "${steps[@]}"; do
            --db "$out/history.db")
       "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-a" >>"$out/compare.log" 2>&1
       "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-b" >>"$out/compare.log" 2>&1
-      MGBENCH_TEST_SLOWDOWN=0.1 "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-slow" \
+      MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_SLOWDOWN=0.1 "$bin/mgbench" sweep "${cmp[@]}" --out "$out/runs/cmp-slow" \
         >>"$out/compare.log" 2>&1
       "$bin/mgbench" compare "$out/runs/cmp-a/results.json" "$out/runs/cmp-b/results.json"
       echo "same rc=$?"

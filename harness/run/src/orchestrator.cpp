@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -316,7 +317,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
     }
     return nullptr;
   };
-  std::optional<std::size_t> in_flight;
+  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  std::size_t in_flight = kNone;  // started and not yet reported
   std::set<std::size_t> reported;
   const auto outcome = run_worker(
       Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
@@ -335,16 +337,16 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
           return;
         }
         reported.insert(m.index);
-        in_flight.reset();
+        in_flight = kNone;
         record(m.point);
       });
   std::vector<PlannedPoint> left;
   for (const auto& p : points) {
-    if (!reported.count(p.index) && (!in_flight || p.index != *in_flight)) left.push_back(p);
+    if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
   }
   if (outcome.interrupted) {
-    if (in_flight) {
-      record_unfinished(group, *find_point(*in_flight), Status::skipped, "interrupted");
+    if (in_flight != kNone) {
+      record_unfinished(group, *find_point(in_flight), Status::skipped, "interrupted");
     }
     for (const auto& p : left) record_unfinished(group, p, Status::skipped, "interrupted");
     return {};
@@ -352,7 +354,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   if (outcome.timed_out) {
     const std::string why = fmt::format("group made no progress for {:.0f} s (--group-timeout)",
                                         options_.settings.group_timeout_s);
-    if (in_flight) record_unfinished(group, *find_point(*in_flight), Status::timeout, why);
+    if (in_flight != kNone) record_unfinished(group, *find_point(in_flight), Status::timeout, why);
     for (const auto& p : left) {
       record_unfinished(group, p, Status::timeout, "not run: the group timed out");
     }
@@ -360,8 +362,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   }
   const bool clean = outcome.done && outcome.exit.exited && outcome.exit.code == 0;
   if (clean) {
-    if (in_flight) {
-      record_unfinished(group, *find_point(*in_flight), Status::failed,
+    if (in_flight != kNone) {
+      record_unfinished(group, *find_point(in_flight), Status::failed,
                         "the worker exited (exit code 0) without reporting this point");
     }
     for (const auto& p : left) {
@@ -372,8 +374,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   const std::string reason =
       outcome.fatal.empty() ? "worker " + outcome.exit.describe()
                             : outcome.fatal + " (worker " + outcome.exit.describe() + ")";
-  if (in_flight) record_unfinished(group, *find_point(*in_flight), Status::failed, reason);
-  if (in_flight || !reported.empty()) {
+  if (in_flight != kNone) record_unfinished(group, *find_point(in_flight), Status::failed, reason);
+  if (in_flight != kNone || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.
     if (!left.empty()) {
       spdlog::warn("restarting the worker for the {} remaining point(s) of group {}", left.size(),

@@ -12,6 +12,7 @@
 
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/run/sweep.hpp"
 
 namespace mgbench {
@@ -230,8 +231,8 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
   parse_stopping(args, o);
   parse_execution(args, o);
   parse_outputs(args, o);
-  if (const char* slowdown = std::getenv("MGBENCH_TEST_SLOWDOWN")) {
-    o.settings.test_slowdown = parse_double(slowdown, "MGBENCH_TEST_SLOWDOWN");
+  if (const auto slowdown = test_hooks::read(test_hooks::kSlowdown)) {
+    o.settings.test_slowdown = parse_double(*slowdown, test_hooks::kSlowdown);
   }
   o.settings.batch_auto = o.batch_auto;
   return o;

@@ -10,7 +10,7 @@ namespace mgbench::test_hooks {
 inline constexpr const char* kEnable = "MGBENCH_ENABLE_TEST_WORKLOADS";
 // N: the device probe reports N fake GPUs (no CUDA involved).
 inline constexpr const char* kFakeDevices = "MGBENCH_TEST_FAKE_DEVICES";
-// Seconds of busy-wait added to each timed sample (a synthetic regression).
+// F: a busy-wait of F times the measured op time in every timed sample (a synthetic regression).
 inline constexpr const char* kSlowdown = "MGBENCH_TEST_SLOWDOWN";
 // N > 0: the sweep journal takes N points, then every append fails with ENOSPC.
 inline constexpr const char* kJournalFailAfter = "MGBENCH_TEST_JOURNAL_FAIL_AFTER";

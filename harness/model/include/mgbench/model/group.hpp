@@ -21,7 +21,7 @@ struct RunSettings {
   double telemetry_interval_s = 0.1;
   std::string profile = "standard";
   bool batch_auto = false;         // --batch-sizes auto: grow the batch until out of memory
-  double test_slowdown = 0;        // MGBENCH_TEST_SLOWDOWN (testing only; see docs/ARCHITECTURE.md)
+  double test_slowdown = 0;        // MGBENCH_TEST_SLOWDOWN (test mode only; docs/TESTING-HOOKS.md)
 };
 void to_json(Json& j, const RunSettings& s);
 void from_json(const Json& j, RunSettings& s);
