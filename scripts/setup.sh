@@ -120,7 +120,12 @@ package_manager() {
   elif command -v dnf >/dev/null; then echo dnf
   else echo none; fi
 }
-as_root() { if [[ $(id -u) -eq 0 ]]; then "$@"; else sudo "$@"; fi; }
+# Through sudo when not root; without a terminal sudo must not ask for a password (-n).
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"
+  elif [[ -t 0 ]]; then sudo "$@"
+  else sudo -n "$@"; fi
+}
 
 # Whether the local package index offers a package: a local read, no registry contacted.
 offered() {

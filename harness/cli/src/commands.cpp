@@ -14,6 +14,7 @@ namespace mgbench {
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
       {"compare", "compare runs: regression verdicts, or offers side by side", cmd_compare},
+      {"completion", "print a shell completion script: completion bash", cmd_completion, true},
       {"doctor", "pre-flight checks of GPUs, links, power, ECC (exit 4 on fail)", cmd_doctor},
       {"history", "runs recorded in the history database: list, show, trend, export",
        cmd_history},

@@ -20,7 +20,8 @@ void print_usage(std::ostream& out) {
   for (const auto& c : mgbench::commands()) {
     if (!c.hidden) out << fmt::format("  {:<10} {}\n", c.name, c.summary);
   }
-  out << "\n`mgbench <command> --help` lists a command's options; `mgbench --version`.\n";
+  out << "\n`mgbench help <command>` (or `mgbench <command> --help`) lists a command's options;"
+         " `mgbench --version`.\n";
 }
 
 }  // namespace
@@ -32,6 +33,13 @@ int main(int argc, char** argv) {
   if (argc < 2) {
     print_usage(std::cerr);
     return static_cast<int>(mgbench::ExitCode::usage);
+  }
+  if (std::strcmp(argv[1], "help") == 0 && argc >= 3) {
+    // `mgbench help COMMAND ...` is `mgbench COMMAND --help`.
+    static char help_flag[] = "--help";
+    argv[1] = argv[2];
+    argv[2] = help_flag;
+    argc = 3;
   }
   const std::string name = argv[1];
   if (name == "--version" || name == "version") {

@@ -19,6 +19,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/platform/subprocess.hpp"
+#include "mgbench/run/progress.hpp"
 #include "mgbench/run/worker.hpp"
 
 namespace mgbench {
@@ -220,6 +221,16 @@ void Orchestrator::record(const PointResult& point) {
     journal_error_ = journal_->error();
     spdlog::error("{}: no further group is started", journal_error_);
   }
+  const std::string figure = headline_figure(point);
+  if (point.status == Status::ok && !figure.empty()) last_figure_ = figure;
+  if (!tty_ && options_.verbosity >= 0) {
+    // Not a terminal: one plain line per finished point instead of a line rewritten in place.
+    ProgressState state{results_.size(), plan_.total_points,
+                        fmt::format("{} x{} {}: {}", point.workload, point.gpus,
+                                    describe_params(point.params), figure),
+                        eta_s(), ""};
+    std::fprintf(stderr, "%s\n", progress_line(state).c_str());
+  }
   if (point.status != Status::ok) {
     spdlog::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
                  to_string(point.status), point.gpus, point.message,
@@ -235,20 +246,22 @@ void Orchestrator::record_unfinished(const PlannedGroup& group, const PlannedPoi
   record(unfinished_point(group.workload, group.devices, point, status, message));
 }
 
+double Orchestrator::eta_s() const {
+  const std::size_t left = plan_.total_points - std::min(plan_.total_points, results_.size());
+  return progress_eta_s(now_s() - started_s_, done_count_, left, plan_.estimated_s);
+}
+
 void Orchestrator::progress(const PlannedGroup& group, std::size_t index) {
-  if (!tty_) return;
-  const double elapsed = now_s() - started_s_;
-  const std::size_t total = plan_.total_points;
-  const std::size_t done = results_.size();
-  const double eta = done > 0 ? elapsed / static_cast<double>(done) *
-                                    static_cast<double>(total - done)
-                              : plan_.estimated_s;
+  if (!tty_) return;  // plain lines are written as points finish (record)
   std::string params;
   for (const auto& p : group.points) {
     if (p.index == index) params = describe_params(p.params);
   }
-  std::fprintf(stderr, "\r\033[K[%zu/%zu] %s x%zu %s  ETA %.0f s", done + 1, total,
-               group.workload.c_str(), group.devices.size(), params.substr(0, 60).c_str(), eta);
+  const ProgressState state{results_.size() + 1, plan_.total_points,
+                            fmt::format("{} x{} {}", group.workload, group.devices.size(),
+                                        params.substr(0, 60)),
+                            eta_s(), last_figure_};
+  std::fprintf(stderr, "\r\033[K%s", progress_line(state).c_str());
   std::fflush(stderr);
 }
 

@@ -20,6 +20,7 @@ struct Command {
 };
 
 int cmd_compare(int argc, char** argv);
+int cmd_completion(int argc, char** argv);
 int cmd_doctor(int argc, char** argv);
 int cmd_history(int argc, char** argv);
 int cmd_info(int argc, char** argv);

@@ -60,6 +60,7 @@ class Orchestrator {
   void record_unfinished(const PlannedGroup& group, const PlannedPoint& point, Status status,
                          const std::string& message);
   void progress(const PlannedGroup& group, std::size_t index);
+  double eta_s() const;  // time left at this session's rate so far
 
   const SweepOptions& options_;
   const Plan& plan_;
@@ -70,6 +71,7 @@ class Orchestrator {
   std::size_t done_count_ = 0;
   double started_s_ = 0;
   bool tty_ = false;
+  std::string last_figure_;  // the last ok point's headline figure, for the progress line
 };
 
 // A PointResult for a point that never produced one (failed, timeout, skipped...).
