@@ -34,7 +34,8 @@ set(MGBENCH_MAN_PAGE "${PROJECT_BINARY_DIR}/share/man/man1/mgbench.1")
 if(MGBENCH_HELP2MAN)
   add_custom_command(OUTPUT "${MGBENCH_MAN_PAGE}"
     COMMAND "${CMAKE_COMMAND}" -DMGBENCH=$<TARGET_FILE:mgbench> -DHELP2MAN=${MGBENCH_HELP2MAN}
-            -DOUT=${MGBENCH_MAN_PAGE} -P "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
+            -DOUT=${MGBENCH_MAN_PAGE}
+            -DWORK=${PROJECT_BINARY_DIR}/CMakeFiles -P "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
     DEPENDS mgbench "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
     COMMENT "Generating the mgbench man page (help2man)")
   add_custom_target(mgbench_man_page ALL DEPENDS "${MGBENCH_MAN_PAGE}")

@@ -44,7 +44,7 @@ TEST_CASE("mgbench help COMMAND is mgbench COMMAND --help") {
     const auto flag = run_mgbench(std::string(command) + " --help");
     CHECK(help.exit_code == 0);
     CHECK(help.out == flag.out);
-    CHECK(help.out.find("--help") != std::string::npos);
+    CHECK(help.out.find(std::string("mgbench ") + command) != std::string::npos);
   }
   const auto bad = run_mgbench("help frobnicate");
   CHECK(bad.exit_code == 2);
