@@ -20,7 +20,8 @@ install(DIRECTORY "${PROJECT_SOURCE_DIR}/reports/examples/"
 # Bash completion, from the commands' own --help texts (see harness/cli/src/cmd_completion.cpp).
 set(MGBENCH_COMPLETION "${PROJECT_BINARY_DIR}/share/bash-completion/completions/mgbench")
 add_custom_command(OUTPUT "${MGBENCH_COMPLETION}"
-  COMMAND "${CMAKE_COMMAND}" -E make_directory "${PROJECT_BINARY_DIR}/share/bash-completion/completions"
+  COMMAND "${CMAKE_COMMAND}" -E make_directory
+          "${PROJECT_BINARY_DIR}/share/bash-completion/completions"
   COMMAND "$<TARGET_FILE:mgbench>" completion bash > "${MGBENCH_COMPLETION}"
   DEPENDS mgbench
   COMMENT "Generating the bash completion for mgbench")
@@ -34,8 +35,8 @@ set(MGBENCH_MAN_PAGE "${PROJECT_BINARY_DIR}/share/man/man1/mgbench.1")
 if(MGBENCH_HELP2MAN)
   add_custom_command(OUTPUT "${MGBENCH_MAN_PAGE}"
     COMMAND "${CMAKE_COMMAND}" -DMGBENCH=$<TARGET_FILE:mgbench> -DHELP2MAN=${MGBENCH_HELP2MAN}
-            -DOUT=${MGBENCH_MAN_PAGE}
-            -DWORK=${PROJECT_BINARY_DIR}/CMakeFiles -P "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
+            -DOUT=${MGBENCH_MAN_PAGE} -DWORK=${PROJECT_BINARY_DIR}/CMakeFiles
+            -P "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
     DEPENDS mgbench "${PROJECT_SOURCE_DIR}/cmake/MgbenchManPage.cmake"
     COMMENT "Generating the mgbench man page (help2man)")
   add_custom_target(mgbench_man_page ALL DEPENDS "${MGBENCH_MAN_PAGE}")
@@ -52,7 +53,8 @@ set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "mgbench")
 set(CPACK_PACKAGE_VENDOR "mgbench")
 set(CPACK_PACKAGE_CONTACT "mgbench maintainers <mgbench@localhost>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "multi-GPU scaling benchmarks (GEMM, all-reduce, training step)")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "multi-GPU scaling benchmarks (GEMM, all-reduce, training step)")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_DEBIAN_FILE_NAME "DEB-DEFAULT")
 set(CPACK_DEBIAN_PACKAGE_SECTION "utils")

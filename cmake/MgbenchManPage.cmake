@@ -14,7 +14,8 @@ foreach(name IN LISTS names)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "mgbench help ${name} failed")
   endif()
-  # roff: backslashes escaped, minus signs as \\- (options), no line may start with a control character.
+  # roff: backslashes escaped, minus signs as \\- (options), no line starting with a control
+  # character.
   string(REPLACE "\\" "\\e" text "${text}")
   string(REPLACE "-" "\\-" text "${text}")
   string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" text "${text}")

@@ -136,12 +136,15 @@ offered() {
   esac
 }
 
+# Without a reachable registry apt gives up after a short wait rather than retrying.
+APT_OPTS=(-o Acquire::Retries=0 -o Acquire::http::Timeout=20 -o Acquire::https::Timeout=20)
 UPDATED=0
 refresh_index() {
   [[ $UPDATED -eq 1 ]] && return 0
   UPDATED=1
   case "$PM" in
-    apt) DEBIAN_FRONTEND=noninteractive as_root apt-get update -qq || say "apt-get update failed (no package registry?)" ;;
+    apt) as_root apt-get "${APT_OPTS[@]}" update -qq ||
+           say "apt-get update failed (no package registry?)" ;;
     dnf) as_root dnf -q makecache || say "dnf makecache failed (no package registry?)" ;;
   esac
 }
@@ -150,7 +153,8 @@ INSTALLED=0
 install_packages() {
   INSTALLED=1
   case "$PM" in
-    apt) DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "$@" ;;
+    apt) as_root env DEBIAN_FRONTEND=noninteractive apt-get "${APT_OPTS[@]}" install -y -qq \
+           --no-install-recommends "$@" ;;
     dnf) as_root dnf install -y -q "$@" ;;
   esac
 }

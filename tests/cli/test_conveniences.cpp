@@ -1,5 +1,6 @@
 // Everyday conveniences of the real binary: `mgbench help COMMAND`, the generated bash completion
-// (and the file the build writes), and the sweep's progress: plain lines when stderr is not a terminal, a rewritten line on one.
+// (and the file the build writes), and the sweep's progress: plain lines when stderr is not a
+// terminal, a line rewritten in place on one.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
