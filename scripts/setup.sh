@@ -5,7 +5,7 @@
 # With nothing missing, no package manager is called (works offline).
 #
 #   scripts/setup.sh [PRESET]   check, install what is missing, build (PRESET: release, ci, debug)
-#   scripts/setup.sh --check    check only: one line per piece, never installs, never builds
+#   scripts/setup.sh --check    check only: one line per missing piece; never installs or builds
 #   scripts/setup.sh --deps     check and install what is missing; no build
 #
 # Installs with apt-get (Debian/Ubuntu) or dnf (RHEL/Rocky/Fedora), through sudo when not root.
@@ -22,6 +22,7 @@ case "${1:-}" in
   --check) mode=check; shift ;;
   --deps) mode=deps; shift ;;
   -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "setup: unknown option '$1' (see scripts/setup.sh --help)" >&2; exit 2 ;;
 esac
 preset="${1:-release}"
 
