@@ -1,6 +1,8 @@
 // JUnit XML of a comparison (see junit.hpp).
 #include "mgbench/reports/junit.hpp"
 
+#include <cmath>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -38,7 +40,12 @@ std::string attr(const std::string& name, const std::string& value) {
   return " " + name + "=\"" + escape_xml(value) + "\"";
 }
 
-std::string seconds(double s) { return format_exact(s >= 0 ? s : 0); }
+// xs:decimal (no exponent), 6 decimals.
+std::string seconds(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(6) << (std::isfinite(s) && s > 0 ? s : 0.0);
+  return out.str();
+}
 
 std::string case_name(const Params& params, int gpus) {
   return format_params(params) + " gpus=" + std::to_string(gpus);
