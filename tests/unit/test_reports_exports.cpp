@@ -42,7 +42,7 @@ RunResult odd_run() {
   run.environment = Json{{"gpus", {{{"index", 0}, {"name", "G\"PU"}, {"uuid", "GPU-0"}}}}};
   const Json params = {{"9lives", 1}, {"__x", "a\\b"}, {"gpu", "p"}, {"a-b", "c\"d\ne"}};
   run.points = {point(0, params, 1, mgbench::Status::ok), point(1, params, 2, mgbench::Status::ok),
-                point(2, params, 2, mgbench::Status::oom),
+                point(2, params, 4, mgbench::Status::oom),
                 point(3, params, 1, mgbench::Status::ok)};  // same labels as point 0
   run.presentation[run.points[0].workload] = mgbench::Presentation().headline("rate/s", "op/s");
   return run;
@@ -129,10 +129,11 @@ TEST_CASE("junit: slower is a failure with the numbers, noisy and not compared a
   std::ostringstream out;
   mgbench::reports::write_junit(cmp, nullptr, out);
   const std::string xml = out.str();
+  INFO(xml);
   CHECK(xml.find("<testsuites name=\"mgbench compare base -&gt; new&lt;&amp;&gt;\" tests=\"4\" "
                  "failures=\"1\" errors=\"0\" skipped=\"2\"") != std::string::npos);
   CHECK(xml.find("<testsuite name=\"&lt;w&gt;\" tests=\"4\"") != std::string::npos);
-  CHECK(xml.find("<failure message=\"slower: 100 op/s -&gt; 90 op/s (-10.0 %), p-value 0.0012\" "
+  CHECK(xml.find("<failure message=\"slower: 100.0 op/s -&gt; 90.00 op/s (-10.0 %), p-value 0.0012\" "
                  "type=\"slower\">") != std::string::npos);
   CHECK(xml.find("<skipped message=\"noisy: throttled\"/>") != std::string::npos);
   CHECK(xml.find("<skipped message=\"not compared: base ok, new&lt;&amp;&gt; failed\"/>") !=
