@@ -121,7 +121,9 @@ void write_case(std::ostream& out, const Case& c) {
   } else if (c.kind == "skipped") {
     out << "      <skipped" << attr("message", c.message) << "/>\n";
   }
-  if (!c.body.empty() && c.kind != "failure") out << "      <system-out>" << escape_xml(c.body) << "</system-out>\n";
+  if (!c.body.empty() && c.kind != "failure") {
+    out << "      <system-out>" << escape_xml(c.body) << "</system-out>\n";
+  }
   out << "    </testcase>\n";
 }
 

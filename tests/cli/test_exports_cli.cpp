@@ -64,7 +64,8 @@ TEST_CASE("exports cli: --junit belongs to the comparison of two runs", "[cli][e
 
 TEST_CASE("exports cli: compare --junit of a run with itself has no failure", "[cli][exports]") {
   const Dir dir;
-  const auto r = run_mgbench("compare " + kSample + " " + kSample + " --junit " + dir.path + "/j.xml");
+  const auto r =
+      run_mgbench("compare " + kSample + " " + kSample + " --junit " + dir.path + "/j.xml");
   CHECK(r.exit_code == 0);
   const std::string xml = mgbench::test::read_text(dir.path + "/j.xml");
   CHECK(xml.find("<testsuite name=\"gemm\"") != std::string::npos);

@@ -33,8 +33,9 @@ const char* const kUsage =
     "RUN is a run id from `history list`, or 'last' ('all' too for csv and jsonl: every point\n"
     "of every run, one row or line each, with its run's fields). M is a point metric (e.g.\n"
     "tflops_aggregate) or median_s. FIELD groups the trend: driver, cuda, nccl, host,\n"
-    "gpu_model, gpu_count, fingerprint, tool_version. The default database is $XDG_DATA_HOME/mgbench/history.db\n"
-    "(~/.local/share/mgbench/history.db); `mgbench sweep` records every finished run there.\n";
+    "gpu_model, gpu_count, fingerprint, tool_version. The default database is\n"
+    "$XDG_DATA_HOME/mgbench/history.db (~/.local/share/mgbench/history.db); `mgbench sweep`\n"
+    "records every finished run there.\n";
 
 void print_table(const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
@@ -275,7 +276,9 @@ void write_export_csv(const std::vector<Json>& rows) {
   std::set<std::string> params, metrics;
   for (const Json& row : rows) {
     for (auto it = row["params"].begin(); it != row["params"].end(); ++it) params.insert(it.key());
-    for (auto it = row["metrics"].begin(); it != row["metrics"].end(); ++it) metrics.insert(it.key());
+    for (auto it = row["metrics"].begin(); it != row["metrics"].end(); ++it) {
+      metrics.insert(it.key());
+    }
   }
   std::string line;
   for (const std::string& h : fixed) line += (line.empty() ? "" : ",") + reports::csv_field(h);
