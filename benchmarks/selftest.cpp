@@ -6,6 +6,8 @@
 //   hang         sleep forever                 garbage    junk on the result pipe, then ok
 //   wrong        verification fails            slow       sleep 300 ms, then ok
 //   brief        sleep 20 ms, then ok          nan        a NaN sample and metric
+//   steady       12 fake samples of 1 ms x (1 + MGBENCH_TEST_SLOWDOWN), with a fixed ripple
+//                (for the compare gate: identical runs are `same`, a slowdown is `slower`)
 //   chatty       2 MiB on stdout and 2 MiB on stderr (protocol look-alikes included), then ok
 //   silent-exit  the group returns before reporting the point: the worker exits 0
 //   bad-index    announces and reports an index outside the plan, then aborts
@@ -67,9 +69,14 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   r.devices = ctx.spec.devices;
   r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
   if (behavior == "nan") r.samples[1] = std::numeric_limits<double>::quiet_NaN();
+  const double scale = 1.0 + ctx.spec.settings.test_slowdown;
+  if (behavior == "steady") {
+    r.samples.clear();
+    for (int i = 0; i < 12; ++i) r.samples.push_back(1.0e-3 * scale * (1.0 + 0.0005 * (i % 5)));
+  }
   r.stats = compute_statistics(r.samples);
   r.metrics = {{"ops_per_s", behavior == "nan" ? std::numeric_limits<double>::quiet_NaN()
-                                               : 1000.0 * r.gpus}};
+                                               : r.gpus / r.stats.median}};
   r.verification = {{"ok", behavior != "wrong"}};
   if (behavior == "wrong") {
     r.status = Status::wrong;
@@ -143,7 +150,7 @@ const bool registered =
                           .axis(Axis::text("behavior", {"ok"})
                                     .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
                                               "brief", "nan", "chatty", "silent-exit",
-                                              "bad-index", "interrupt"}))
+                                              "bad-index", "interrupt", "steady"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

@@ -64,16 +64,6 @@ std::string significant(double value, int digits = 4) {
   return out.str();
 }
 
-std::string format_p_value(double p) {
-  std::ostringstream out;
-  if (p < 0.0001) {
-    out << std::scientific << std::setprecision(1) << p;
-  } else {
-    out << std::fixed << std::setprecision(4) << p;
-  }
-  return out.str();
-}
-
 std::string percent(double fraction) {
   std::ostringstream out;
   out << std::fixed << std::setprecision(1) << fraction * 100.0 << " %";
@@ -118,6 +108,16 @@ std::string format_quantity(double value, const std::string& unit) {
     return significant(value) + " s";
   }
   return significant(value) + (unit.empty() ? "" : " " + unit);
+}
+
+std::string format_p_value(double p) {
+  std::ostringstream out;
+  if (p < 0.0001) {
+    out << std::scientific << std::setprecision(1) << p;
+  } else {
+    out << std::fixed << std::setprecision(4) << p;
+  }
+  return out.str();
 }
 
 std::string format_change(double fraction) {

@@ -90,6 +90,8 @@ std::string escape_xml(const std::string& text) {
   return out;
 }
 
+std::string valid_utf8(const std::string& text) { return sanitize_utf8(text, true); }
+
 std::string one_line(const std::string& text) {
   std::string out = sanitize_utf8(text, false);
   // Collapse runs of spaces created by folded newlines.

@@ -17,6 +17,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/compare_report.hpp"
+#include "mgbench/reports/junit.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
 
@@ -155,6 +156,8 @@ cxxopts::Options compare_cli() {
       ("price", "Price per GPU-hour of an offer, in USD (repeatable)",
        cxxopts::value<std::vector<std::string>>(), "LABEL=USD")
       ("offers", "Side-by-side offer comparison even with two inputs")
+      ("junit", "Also write the gate as JUnit XML to FILE: a testcase per matched point, a "
+       "failure per slower point, noisy points skipped", cxxopts::value<std::string>(), "FILE")
       ("report", "Also write the comparison report to FILE (*.json unless an HTML writer is "
        "built in)", cxxopts::value<std::string>(), "FILE")
       ("env-all", "Environment diff: also list volatile fields (timestamps, serials, host name)")
@@ -180,6 +183,7 @@ struct CompareArgs {
   std::map<std::string, double> prices;
   bool json = false;
   std::string report;
+  std::string junit;
 };
 
 CompareArgs parse_compare_args(int argc, char** argv) {
@@ -227,6 +231,10 @@ CompareArgs parse_compare_args(int argc, char** argv) {
   a.prices = parse_prices(price_items, a.labels);
   a.json = parsed.count("json") > 0;
   a.report = parsed.count("report") ? parsed["report"].as<std::string>() : "";
+  a.junit = parsed.count("junit") ? parsed["junit"].as<std::string>() : "";
+  if (a.offers_mode && !a.junit.empty()) {
+    throw UsageError("--junit applies to the comparison of two runs, not to --offers");
+  }
   return a;
 }
 
@@ -285,6 +293,7 @@ int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
   document["baselines"] = a.baselines;
   emit(a, document, runs, cmp,
        [&](std::ostream& out) { reports::render_comparison(out, cmp); });
+  if (!a.junit.empty()) reports::write_junit_file(cmp, &runs[1], a.junit);
   return comparison_exit_code(cmp);
 }
 

@@ -1,10 +1,12 @@
 // `mgbench history list|show RUN|trend|export RUN`: the runs recorded in the SQLite history
-// store (mgbench/history.hpp). Without SQLite in the build: one line, exit 4.
+// store (mgbench/history.hpp). Without SQLite in the build: one line, exit 4. `export` writes the
+// recorded results document (json), or one row per point with its run's fields (csv, jsonl).
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/stats.hpp"
+#include "mgbench/reports/format.hpp"
 #include "mgbench/store/history.hpp"
 #include "text_table.hpp"
 
@@ -26,11 +29,13 @@ const char* const kUsage =
     "       mgbench history show RUN [--db PATH] [--json]\n"
     "       mgbench history trend --workload W --metric M [--by FIELD] [--gpus N] [--db PATH] "
     "[--json]\n"
-    "       mgbench history export RUN [--db PATH] > run.json\n"
-    "RUN is a run id from `history list`, or 'last'. M is a point metric (e.g. tflops_aggregate)\n"
-    "or median_s. FIELD groups the trend: driver, cuda, nccl, host, gpu_model, gpu_count,\n"
-    "fingerprint, tool_version. The default database is $XDG_DATA_HOME/mgbench/history.db\n"
-    "(~/.local/share/mgbench/history.db); `mgbench sweep` records every finished run there.\n";
+    "       mgbench history export RUN [--format json|csv|jsonl] [--db PATH] > run.json\n"
+    "RUN is a run id from `history list`, or 'last' ('all' too for csv and jsonl: every point\n"
+    "of every run, one row or line each, with its run's fields). M is a point metric (e.g.\n"
+    "tflops_aggregate) or median_s. FIELD groups the trend: driver, cuda, nccl, host,\n"
+    "gpu_model, gpu_count, fingerprint, tool_version. The default database is\n"
+    "$XDG_DATA_HOME/mgbench/history.db (~/.local/share/mgbench/history.db); `mgbench sweep`\n"
+    "records every finished run there.\n";
 
 void print_table(const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
@@ -237,6 +242,84 @@ int history_trend(const HistoryStore& store, const TrendQuery& query, bool json)
   return 0;
 }
 
+// One exported point: its run's fields, then the point's.
+Json export_row(const HistoryRun& r, const HistoryPoint& p) {
+  Json row = run_json(r);
+  row.erase("points");
+  row.erase("ok_points");
+  row.erase("id");
+  row["run"] = r.id;
+  row.update(Json{{"idx", p.idx},
+                  {"workload", p.workload},
+                  {"params", p.params.is_object() ? p.params : Json::object()},
+                  {"gpus", p.gpus},
+                  {"status", p.status},
+                  {"noisy", p.noisy},
+                  {"median_s", p.median_s ? Json(*p.median_s) : Json(nullptr)},
+                  {"metrics", p.metrics}});
+  return row;
+}
+
+std::string csv_cell(const Json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return reports::csv_field(v.get<std::string>());
+  if (v.is_number_float()) return reports::format_exact(v.get<double>());
+  return reports::csv_field(v.dump(-1, ' ', false, Json::error_handler_t::replace));
+}
+
+// CSV: the run and point fields, then a column per parameter and per metric (union of all rows).
+void write_export_csv(const std::vector<Json>& rows) {
+  const std::vector<std::string> fixed = {
+      "run",     "started_at", "finished_at", "host",   "gpu_model", "gpu_count",
+      "driver",  "cuda",       "nccl",        "fingerprint", "tool_version", "idx",
+      "workload", "gpus",      "status",      "noisy",  "median_s"};
+  std::set<std::string> params, metrics;
+  for (const Json& row : rows) {
+    for (auto it = row["params"].begin(); it != row["params"].end(); ++it) params.insert(it.key());
+    for (auto it = row["metrics"].begin(); it != row["metrics"].end(); ++it) {
+      metrics.insert(it.key());
+    }
+  }
+  std::string line;
+  for (const std::string& h : fixed) line += (line.empty() ? "" : ",") + reports::csv_field(h);
+  for (const std::string& k : params) line += "," + reports::csv_field("param." + k);
+  for (const std::string& k : metrics) line += "," + reports::csv_field("metric." + k);
+  std::cout << line << "\r\n";
+  for (const Json& row : rows) {
+    line.clear();
+    for (const std::string& h : fixed) line += (h == "run" ? "" : ",") + csv_cell(row[h]);
+    for (const std::string& k : params) line += "," + csv_cell(row["params"].value(k, Json()));
+    for (const std::string& k : metrics) line += "," + csv_cell(row["metrics"].value(k, Json()));
+    std::cout << line << "\r\n";
+  }
+}
+
+int history_export(const HistoryStore& store, const std::string& ref, const std::string& format) {
+  if (format == "json") {
+    if (ref == "all") throw UsageError("history export all: needs --format csv or jsonl");
+    std::cout << store.document(store.resolve(ref)) << "\n";
+    return 0;
+  }
+  std::vector<HistoryRun> runs;
+  if (ref == "all") {
+    runs = store.list();
+  } else {
+    runs.push_back(store.run(store.resolve(ref)));
+  }
+  std::vector<Json> rows;
+  for (const HistoryRun& r : runs) {
+    for (const HistoryPoint& p : store.points(r.id)) rows.push_back(export_row(r, p));
+  }
+  if (format == "csv") {
+    write_export_csv(rows);
+  } else {
+    for (const Json& row : rows) {
+      std::cout << row.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
+    }
+  }
+  return 0;
+}
+
 // The trend options (only `trend` takes them).
 TrendQuery trend_query(const cxxopts::ParseResult& parsed, const std::string& sub) {
   TrendQuery query;
@@ -287,6 +370,8 @@ int cmd_history(int argc, char** argv) {
       ("metric", "trend: a point metric, or median_s", cxxopts::value<std::string>(), "M")
       ("by", "trend: group by a run field", cxxopts::value<std::string>(), "FIELD")
       ("gpus", "trend: only points on this many GPUs", cxxopts::value<std::string>(), "N")
+      ("format", "export: json (the results document), csv or jsonl (a row per point)",
+       cxxopts::value<std::string>(), "FMT")
       ("h,help", "Show this help")
       ("run", "Run id or 'last'", cxxopts::value<std::vector<std::string>>());
   // clang-format on
@@ -310,6 +395,13 @@ int cmd_history(int argc, char** argv) {
     throw UsageError("history " + sub + ": unexpected argument '" + positional[0] + "'");
   }
   const TrendQuery query = trend_query(parsed, sub);
+  const std::string format = parsed.count("format") ? parsed["format"].as<std::string>() : "json";
+  if (parsed.count("format") && sub != "export") {
+    throw UsageError("history " + sub + ": --format belongs to export");
+  }
+  if (format != "json" && format != "csv" && format != "jsonl") {
+    throw UsageError("history export --format " + format + ": expected json, csv or jsonl");
+  }
   const bool json = parsed.count("json") > 0;
   const std::string db =
       parsed.count("db") ? parsed["db"].as<std::string>() : default_history_path();
@@ -318,8 +410,7 @@ int cmd_history(int argc, char** argv) {
   if (sub == "list") return history_list(store, json);
   if (sub == "show") return history_show(store, positional[0], json);
   if (sub == "trend") return history_trend(store, query, json);
-  std::cout << store.document(store.resolve(positional[0])) << "\n";  // export
-  return 0;
+  return history_export(store, positional[0], format);
 }
 
 }  // namespace mgbench

@@ -1,6 +1,8 @@
-// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text]`: renders a results file.
+// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text|prom|gbench]`: renders a
+// results file.
 #include <cxxopts.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,8 +12,10 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/csv.hpp"
+#include "mgbench/reports/gbench_json.hpp"
 #include "mgbench/reports/html.hpp"
 #include "mgbench/reports/markdown.hpp"
+#include "mgbench/reports/prom.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/core/file_io.hpp"
 
@@ -23,22 +27,39 @@ std::string format_from_path(const std::string& path) {
   if (ext == ".md" || ext == ".markdown") return "md";
   if (ext == ".csv") return "csv";
   if (ext == ".txt") return "text";
+  if (ext == ".prom") return "prom";
   return "html";
+}
+
+// The formats written as one stream (to stdout without -o).
+void write_to(const RunResult& run, const std::string& format, std::ostream& out) {
+  if (format == "csv") {
+    reports::write_csv(run, out);
+  } else if (format == "prom") {
+    reports::write_prom(run, out);
+  } else if (format == "gbench") {
+    reports::write_gbench_json(run, out);
+  } else {
+    reports::render_console(run, out);
+  }
 }
 
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
   cxxopts::Options options("mgbench report",
-                           "Render a results file as HTML (default), Markdown, CSV or text");
+                           "Render a results file as HTML (default), Markdown, CSV, text, "
+                           "Prometheus text exposition (prom) or Google Benchmark JSON (gbench)");
   options.positional_help("RESULTS.json");
-  options.add_options()(
-      "o,output", "output file (default: report.<ext> beside the results; CSV and text: stdout)",
-      cxxopts::value<std::string>())(
-      "format", "html, md, csv or text (default: from the output file's extension, else html)",
-      cxxopts::value<std::string>())("results", "results JSON file",
-                                     cxxopts::value<std::vector<std::string>>())("h,help",
-                                                                                 "show this help");
+  // clang-format off
+  options.add_options()
+      ("o,output", "output file (default: report.<ext> beside the results; csv, text, prom and "
+       "gbench: stdout)", cxxopts::value<std::string>())
+      ("format", "html, md, csv, text, prom or gbench (default: from the output file's "
+       "extension, else html)", cxxopts::value<std::string>())
+      ("results", "results JSON file", cxxopts::value<std::vector<std::string>>())
+      ("h,help", "show this help");
+  // clang-format on
   options.parse_positional({"results"});
   cxxopts::ParseResult args;
   try {
@@ -56,18 +77,16 @@ int cmd_report(int argc, char** argv) {
   std::string format = args.count("format") ? args["format"].as<std::string>()
                                             : (output.empty() ? "html" : format_from_path(output));
   if (format == "markdown") format = "md";
-  if (format != "html" && format != "md" && format != "csv" && format != "text") {
-    throw UsageError("unknown --format '" + format + "' (expected html, md, csv or text)");
+  const std::vector<std::string> formats = {"html", "md", "csv", "text", "prom", "gbench"};
+  if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
+    throw UsageError("unknown --format '" + format +
+                     "' (expected html, md, csv, text, prom or gbench)");
   }
 
   const RunResult run = load_results(inputs.front());
 
-  if (output.empty() && (format == "csv" || format == "text")) {
-    if (format == "csv") {
-      reports::write_csv(run, std::cout);
-    } else {
-      reports::render_console(run, std::cout);
-    }
+  if (output.empty() && format != "html" && format != "md") {
+    write_to(run, format, std::cout);
     return 0;
   }
   std::string path = output;
@@ -79,11 +98,9 @@ int cmd_report(int argc, char** argv) {
     reports::write_html(run, path);
   } else if (format == "md") {
     reports::write_markdown(run, path);
-  } else if (format == "csv") {
-    reports::write_csv_file(run, path);
   } else {
     std::ostringstream text;
-    reports::render_console(run, text, reports::ConsoleOptions{});
+    write_to(run, format, text);
     write_file_atomic(path, text.str());
   }
   std::cout << "wrote " << path << '\n';

@@ -19,5 +19,7 @@ std::string format_params(const Params& params);
 std::string format_quantity(double value, const std::string& unit);
 // "+3.1 %" / "-12.0 %".
 std::string format_change(double fraction);
+// "0.0123", "3.2e-07".
+std::string format_p_value(double p);
 
 }  // namespace mgbench::reports

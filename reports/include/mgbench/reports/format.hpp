@@ -22,6 +22,8 @@ std::string escape_markdown(const std::string& text);
 std::string csv_field(const std::string& text);
 // Folds newlines and control characters to spaces (console cells).
 std::string one_line(const std::string& text);
+// Valid UTF-8: invalid bytes and control characters other than tab, newline and CR become U+FFFD.
+std::string valid_utf8(const std::string& text);
 
 // Numbers with about `digits` significant digits and no exponent: 812.3, 45.67, 0.01234.
 std::string format_sig(double value, int digits = 4);

@@ -1,0 +1,19 @@
+#pragma once
+// JUnit XML of `mgbench compare BASE NEW`, so CI systems show the regression gate as tests: one
+// <testsuite> per workload, one <testcase> per matched point. A slower point is a <failure>
+// carrying both values, the change, the threshold and the p-value; a noisy point, or one not ok in
+// both runs, is <skipped/>. The schema of what is written: tests/data/junit.xsd.
+#include <ostream>
+#include <string>
+
+#include "mgbench/analysis/compare.hpp"
+#include "mgbench/model/results.hpp"
+
+namespace mgbench::reports {
+
+// `next` (the NEW run, may be null) gives each testcase its time: the wall time of the point.
+void write_junit(const Comparison& comparison, const RunResult* next, std::ostream& out);
+// Writes to a file atomically; throws EnvironmentError when it cannot be written.
+void write_junit_file(const Comparison& comparison, const RunResult* next, const std::string& path);
+
+}  // namespace mgbench::reports

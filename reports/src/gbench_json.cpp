@@ -1,0 +1,189 @@
+// Google Benchmark's JSON output format (see gbench_json.hpp).
+#include "mgbench/reports/gbench_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "mgbench/core/file_io.hpp"
+#include "mgbench/reports/format.hpp"
+#include "mgbench/reports/sections.hpp"
+
+namespace mgbench::reports {
+namespace {
+
+constexpr double kNsPerSecond = 1e9;
+
+// Keys of a benchmark entry: a metric with one of these names is not written as a counter.
+const std::set<std::string> kReservedKeys = {"name",
+                                             "family_index",
+                                             "per_family_instance_index",
+                                             "run_name",
+                                             "run_type",
+                                             "repetitions",
+                                             "repetition_index",
+                                             "threads",
+                                             "aggregate_name",
+                                             "aggregate_unit",
+                                             "iterations",
+                                             "real_time",
+                                             "cpu_time",
+                                             "time_unit",
+                                             "error_occurred",
+                                             "error_message",
+                                             "skipped",
+                                             "skip_message",
+                                             "label"};
+
+Json member(const Json& object, const std::string& key) {
+  return object.is_object() && object.contains(key) ? object[key] : Json();
+}
+
+Json context_of(const RunResult& run, std::size_t left_out) {
+  const Json& env = run.environment;
+  const Json host = member(env, "host");
+  std::string argv;
+  for (const std::string& a : run.argv) argv += (argv.empty() ? "" : " ") + a;
+  std::string build = json_string(member(run.tool, "build"), "type");
+  std::transform(build.begin(), build.end(), build.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const Json cores = member(host, "cores");
+  std::string gpu_model;
+  const Json gpus = member(env, "gpus");
+  if (gpus.is_array() && !gpus.empty()) gpu_model = json_string(gpus[0], "name");
+  const std::string hostname = json_string(host, "hostname");
+  return Json{{"date", run.started_at},
+              {"host_name", hostname.empty() ? run.host : hostname},
+              {"executable", argv.empty() ? std::string("mgbench") : argv},
+              {"num_cpus", cores.is_number_integer() ? cores.get<long long>() : 0},
+              {"mhz_per_cpu", 0},
+              {"caches", Json::array()},
+              {"load_avg", Json::array()},
+              {"library_version", json_string(run.tool, "version")},
+              {"library_build_type", build == "debug" ? "debug" : "release"},
+              {"json_schema_version", 1},
+              {"mgbench_git_revision", json_string(run.tool, "git_revision")},
+              {"driver_version", json_string(env, "driver_version")},
+              {"cuda_runtime_version", json_string(env, "cuda_runtime_version")},
+              {"nccl_version", json_string(member(env, "nccl"), "loaded")},
+              {"gpu_model", gpu_model},
+              {"points_left_out", std::to_string(left_out) + " (not ok)"}};
+}
+
+struct Instance {
+  std::string name;
+  long long family = 0, instance = 0;
+};
+
+Json entry(const Instance& in, const std::string& suffix, const char* run_type,
+           std::size_t repetitions) {
+  return Json{{"name", in.name + suffix},
+              {"family_index", in.family},
+              {"per_family_instance_index", in.instance},
+              {"run_name", in.name},
+              {"run_type", run_type},
+              {"repetitions", repetitions},
+              {"threads", 1}};
+}
+
+void set_times(Json& e, double value, long long iterations, const char* unit) {
+  e["iterations"] = iterations;
+  e["real_time"] = value;
+  e["cpu_time"] = value;
+  e["time_unit"] = unit;
+}
+
+Json aggregate(const Instance& in, const char* stat, std::size_t n, double value, bool percentage) {
+  Json e = entry(in, std::string("_") + stat, "aggregate", n);
+  e["aggregate_name"] = stat;
+  e["aggregate_unit"] = percentage ? "percentage" : "time";
+  set_times(e, percentage ? value : value * kNsPerSecond, static_cast<long long>(n), "ns");
+  return e;
+}
+
+void add_point(Json& benchmarks, const Instance& in, const PointResult& point) {
+  std::vector<double> samples;
+  for (double s : point.samples) {
+    if (std::isfinite(s)) samples.push_back(s);
+  }
+  if (samples.empty() && point.stats.n > 0) samples.push_back(point.stats.median);
+  const std::size_t n = samples.size();
+  if (n == 0) return;
+  const auto iterations = static_cast<long long>(std::max<std::size_t>(1, point.ops_per_sample));
+  for (std::size_t i = 0; i < n; ++i) {
+    Json e = entry(in, "", "iteration", n);
+    e["repetition_index"] = i;
+    set_times(e, samples[i] * kNsPerSecond, iterations, "ns");
+    benchmarks.push_back(e);
+  }
+  const Statistics& s = point.stats;
+  const bool have = s.n > 0;
+  benchmarks.push_back(aggregate(in, "mean", n, have ? s.mean : samples[0], false));
+  Json median = aggregate(in, "median", n, have ? s.median : samples[0], false);
+  if (point.metrics.is_object()) {
+    for (auto it = point.metrics.begin(); it != point.metrics.end(); ++it) {
+      if (!it->is_number() || kReservedKeys.count(it.key())) continue;
+      const double v = it->get<double>();
+      if (std::isfinite(v)) median[it.key()] = v;
+    }
+  }
+  benchmarks.push_back(median);
+  if (have && std::isfinite(s.stdev) && std::isfinite(s.rel_stdev)) {
+    benchmarks.push_back(aggregate(in, "stddev", n, s.stdev, false));
+    benchmarks.push_back(aggregate(in, "cv", n, s.rel_stdev, true));
+  }
+}
+
+}  // namespace
+
+std::string gbench_name(const PointResult& point) {
+  std::string name = point.workload;
+  if (point.params.is_object()) {
+    for (auto it = point.params.begin(); it != point.params.end(); ++it) {
+      name += "/" + it.key() + ":" + (it->is_string() ? it->get<std::string>() : it->dump());
+    }
+  }
+  return name + "/gpus:" + std::to_string(point.gpus);
+}
+
+Json gbench_document(const RunResult& run) {
+  std::vector<const PointResult*> ok;
+  for (const std::string& workload : workloads_of(run)) {
+    for (const PointResult* point : points_of(run, workload)) {
+      if (point->status == Status::ok) ok.push_back(point);
+    }
+  }
+  // Points with the same name (one GPU count measured on several device sets) get their devices.
+  std::map<std::string, int> uses;
+  for (const PointResult* point : ok) uses[gbench_name(*point)]++;
+  Json benchmarks = Json::array();
+  long long family = -1, instance = 0;
+  std::string workload;
+  for (const PointResult* point : ok) {
+    if (family < 0 || point->workload != workload) {
+      workload = point->workload;
+      ++family;
+      instance = 0;
+    }
+    std::string name = gbench_name(*point);
+    if (uses[name] > 1) name += "/devices:" + devices_text(point->devices);
+    add_point(benchmarks, Instance{valid_utf8(name), family, instance++}, *point);
+  }
+  return Json{{"context", context_of(run, run.points.size() - ok.size())},
+              {"benchmarks", benchmarks}};
+}
+
+void write_gbench_json(const RunResult& run, std::ostream& out) {
+  out << gbench_document(run).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+void write_gbench_json_file(const RunResult& run, const std::string& path) {
+  std::ostringstream out;
+  write_gbench_json(run, out);
+  write_file_atomic(path, out.str());
+}
+
+}  // namespace mgbench::reports

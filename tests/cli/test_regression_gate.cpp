@@ -1,0 +1,70 @@
+// scripts/regression_gate.sh end to end with the CPU selftest workload: a baseline recorded in a
+// history database, a check sweep where nothing changed (exit 0, JUnit without failures), and
+// one with a slowdown injected through MGBENCH_TEST_SLOWDOWN (exit 1, a JUnit <failure>).
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+
+#include "catch_compat.hpp"
+#include "support.hpp"
+
+#if defined(MGBENCH_HAVE_SQLITE)
+
+namespace {
+
+struct Gate {
+  std::string dir = mgbench::test::temp_dir("gate");
+  ~Gate() { std::filesystem::remove_all(dir); }
+
+  // Runs the script with `mode` and `env`; returns its exit status.
+  int run(const std::string& mode, const std::string& env = "") const {
+    const std::string cmd =
+        "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_FAKE_DEVICES=2 MGBENCH=\"" MGBENCH_BINARY
+        "\" " +
+        env + " bash \"" MGBENCH_SOURCE_DIR "/scripts/regression_gate.sh\" " + mode + " --state " +
+        dir + "/state --db " + dir + "/history.db -- --workloads selftest --param behavior=steady" +
+        " --gpus 1,2 --skip-doctor --no-telemetry --no-report >>" + dir + "/log 2>&1 </dev/null";
+    const int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  std::string junit() const { return mgbench::test::read_text(dir + "/state/junit.xml"); }
+  std::string log() const { return mgbench::test::read_text(dir + "/log"); }
+};
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("regression gate: check without a baseline exits 2", "[cli][gate]") {
+  const Gate gate;
+  CHECK(gate.run("check") == 2);
+  CHECK(gate.log().find("no baseline yet") != std::string::npos);
+}
+
+TEST_CASE("regression gate: unchanged passes, an injected slowdown fails with JUnit failures",
+          "[cli][gate]") {
+  const Gate gate;
+  REQUIRE(gate.run("baseline") == 0);
+  INFO(gate.log());
+
+  REQUIRE(gate.run("check") == 0);
+  const std::string same = gate.junit();
+  CHECK(count(same, "<testcase ") == 2);  // one per matched point: 1 and 2 GPUs
+  CHECK(count(same, "<failure ") == 0);
+  CHECK(gate.log().find("PASS") != std::string::npos);
+
+  REQUIRE(gate.run("check", "MGBENCH_TEST_SLOWDOWN=0.5") == 1);
+  const std::string slower = gate.junit();
+  CHECK(count(slower, "<testcase ") == 2);
+  CHECK(count(slower, "<failure ") == 2);
+  CHECK(slower.find("type=\"slower\"") != std::string::npos);
+  CHECK(slower.find("p-value") != std::string::npos);
+  CHECK(gate.log().find("FAIL: regression") != std::string::npos);
+}
+
+#endif
