@@ -44,6 +44,7 @@
 
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_model.hpp"
 #include "mgbench/bench/train_reducer.hpp"
@@ -71,6 +72,9 @@ constexpr train::Activation kReferenceActivation = train::Activation::gelu;
 constexpr int kTinyLayers = 3;
 constexpr std::size_t kTinyHidden = 32;
 constexpr std::size_t kTinyBatch = 8;
+// The own all-reduce's grid in the training step: enough blocks to saturate the links, the
+// other SMs stay with the backward pass it overlaps with.
+constexpr int kReducerMaxBlocks = 32;
 
 enum class Impl { nccl, mgbench };
 
@@ -128,10 +132,10 @@ class TrainStepPoint final : public RankPoint {
                                          train::max_bucket_count(tiny_->buckets())) *
                                 sizeof(float);
     if (impl == Impl::mgbench) {
-      reducer_ = std::make_unique<train::PeerReducer>(env, staging);
+      reducer_ = std::make_unique<train::PeerReducer>(env, staging, kReducerMaxBlocks);
       staging_bytes_ = 2 * staging;  // PeerAllreduce keeps two halves of max_bytes
     } else {
-      reducer_ = std::make_unique<train::NcclReducer>(env.comm, env.settings->group_timeout_s);
+      reducer_ = std::make_unique<train::NcclReducer>(env.comm);
     }
     main_->set_reducer(reducer_.get());
     tiny_->set_reducer(reducer_.get());
@@ -253,9 +257,7 @@ class TrainStepPoint final : public RankPoint {
       // plain cudaMemcpy on the legacy stream).
       MGBENCH_CUDA_CHECK(cudaMemcpyAsync(dev.get(), ref.data(), dev.bytes(),
                                          cudaMemcpyHostToDevice, env_.stream));
-      MGBENCH_NCCL_CHECK(ncclAllReduce(dev.get(), dev.get(), ref.size(), ncclFloat64, ncclSum,
-                                       env_.comm, env_.stream));
-      train::nccl_wait_enqueued(env_.comm, env_.settings->group_timeout_s);
+      nccl_allreduce(env_.comm, dev.get(), dev.get(), ref.size(), ncclFloat64, env_.stream);
       MGBENCH_CUDA_CHECK(cudaMemcpyAsync(ref.data(), dev.get(), dev.bytes(),
                                          cudaMemcpyDeviceToHost, env_.stream));
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));

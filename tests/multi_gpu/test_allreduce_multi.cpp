@@ -112,12 +112,7 @@ void on_ranks(int n, const std::function<void(int)>& fn) {
 
 void all_reduce(mgbench::bench::NcclComms& comms, RankBuffers& b, int rank, std::size_t count) {
   cuda_ok(cudaSetDevice(b.device), "cudaSetDevice");
-  comms.call(
-      rank,
-      [&](ncclComm_t comm) {
-        return ncclAllReduce(b.data, b.data, count, ncclFloat32, ncclSum, comm, b.stream);
-      },
-      "ncclAllReduce");
+  comms.allreduce(rank, b.data, b.data, count, ncclFloat32, b.stream);
 }
 
 }  // namespace
