@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <iterator>
 #include <sstream>
 
@@ -61,15 +60,6 @@ std::string format_cpu_list(const std::vector<int>& cpus) {
     i = j + 1;
   }
   return out;
-}
-
-std::vector<int> local_cpus_of_pci(const std::string& pci_bus_id, const std::string& sysfs) {
-  std::string id = pci_bus_id;
-  for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::ifstream in(sysfs + "/bus/pci/devices/" + id + "/local_cpulist");
-  std::string text;
-  if (!in || !std::getline(in, text)) return {};
-  return parse_cpu_list(text);
 }
 
 std::vector<int> current_thread_cpus() {

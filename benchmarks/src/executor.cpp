@@ -23,6 +23,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/stats.hpp"
 #include "mgbench/model/workload.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench::bench {
@@ -177,7 +178,7 @@ class GroupRun {
       (void)cudaGetLastError();
       return;
     }
-    const std::vector<int> cpus = pin_current_thread(local_cpus_of_pci(bus));
+    const std::vector<int> cpus = pin_current_thread(parse_cpu_list(gpu_local_cpulist(bus)));
     spdlog::debug("rank thread of GPU {} runs on CPUs {}", device, format_cpu_list(cpus));
   }
 

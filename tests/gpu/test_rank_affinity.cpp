@@ -10,12 +10,14 @@
 #include "catch_compat.hpp"
 #include "mgbench/bench/cpu_affinity.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 #include "workload_runner.hpp"
 
 TEST_CASE("rank threads are pinned within their GPU's local CPU list", "[affinity][gpu]") {
   char bus[32] = {};
   REQUIRE(cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess);
-  const std::vector<int> local = mgbench::bench::local_cpus_of_pci(bus);
+  const std::vector<int> local =
+      mgbench::bench::parse_cpu_list(mgbench::gpu_local_cpulist(bus));
   if (local.empty()) mgbench::test::skip_test("no local_cpulist in sysfs for GPU 0");
   const mgbench::Params point{{"shape", "square"}, {"m", 256}, {"n", 256},
                               {"k", 256},          {"dtype", "fp32"}, {"impl", "cublas"}};

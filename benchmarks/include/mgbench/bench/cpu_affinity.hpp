@@ -1,7 +1,8 @@
 #pragma once
 // CPU affinity of the rank threads: each rank thread runs on the CPUs local to its GPU (the
-// GPU's NUMA node, from sysfs), so that its pinned host buffers and the start-gate flag are
-// first touched on that node and host-side copies do not cross sockets. Host-only (no CUDA).
+// GPU's NUMA node: the platform's gpu_local_cpulist), so that its pinned host buffers and the
+// start-gate flag are first touched on that node and host-side copies do not cross sockets.
+// Host-only (no CUDA).
 #include <string>
 #include <vector>
 
@@ -11,10 +12,6 @@ namespace mgbench::bench {
 std::vector<int> parse_cpu_list(const std::string& text);
 // Formats CPU numbers as a CPU list ("0-3,8").
 std::string format_cpu_list(const std::vector<int>& cpus);
-// The CPUs local to the PCI device `pci_bus_id` ("0000:3B:00.0"), read from
-// <sysfs>/bus/pci/devices/<id, lower case>/local_cpulist; empty when unknown.
-std::vector<int> local_cpus_of_pci(const std::string& pci_bus_id,
-                                   const std::string& sysfs = "/sys");
 // The calling thread's allowed CPUs.
 std::vector<int> current_thread_cpus();
 // Restricts the calling thread to `cpus` intersected with what it may use now (the
