@@ -171,7 +171,7 @@ TEST_CASE("train_step on devices that skip GPU 0, odd rank count: replicas agree
   }
 }
 
-TEST_CASE("train_step: only one rank runs out of memory; the point is oom, the next ok",
+TEST_CASE("train_step: only one rank runs out of memory, the point is oom, the next ok",
           "[multi_gpu][train]") {
   const auto devices = first_devices(std::min(cuda_device_count(), 3));
   const int victim = devices.back();
