@@ -34,6 +34,7 @@
 
 #include "mgbench/bench/allreduce_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
+#include "mgbench/bench/device_restore.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
@@ -80,15 +81,13 @@ struct GroupState {
   ~GroupState() {
     // A peer may read another rank's staging buffer until its own op finishes: quiesce
     // every GPU before any rank's buffers are freed.
-    int previous = -1;
-    (void)cudaGetDevice(&previous);
+    DeviceRestore restore(devices);
     for (std::size_t r = 0; r < peers.size(); ++r) {
       if (!peers[r]) continue;
       MGBENCH_CUDA_CHECK_NOEXCEPT(cudaSetDevice(devices[r]));
       MGBENCH_CUDA_CHECK_NOEXCEPT(cudaDeviceSynchronize());
     }
     peers.clear();
-    if (previous >= 0) (void)cudaSetDevice(previous);
   }
   GroupState(const GroupState&) = delete;
   GroupState& operator=(const GroupState&) = delete;
@@ -204,18 +203,10 @@ class NcclPoint final : public AllreducePoint {
 
  protected:
   void run_once() override {
-    const void* send = send_.get();
-    void* recv = out();
-    const std::size_t count = count_;
-    const ncclDataType_t datatype = datatype_;
-    cudaStream_t stream = env_.stream;
-    auto fn = [=](ncclComm_t comm) {
-      return ncclAllReduce(send, recv, count, datatype, ncclSum, comm, stream);
-    };
     if (owner_ != nullptr) {
-      owner_->call(owner_rank_, fn, "ncclAllReduce");
+      owner_->allreduce(owner_rank_, send_.get(), out(), count_, datatype_, env_.stream);
     } else {
-      nccl_call(env_.comm, fn, "ncclAllReduce");
+      nccl_allreduce(env_.comm, send_.get(), out(), count_, datatype_, env_.stream);
     }
   }
 
@@ -269,7 +260,11 @@ std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
   if (impl == "nccl") return std::make_unique<NcclPoint>(env);
   if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
   auto& slot = state.peers[env.rank];
-  if (!slot) {
+  if (slot) {
+    // Collective: every rank reaches each later mgbench point together. A barrier timeout
+    // of an earlier point left the error word set and the op counters apart: start over.
+    slot->reset(env);
+  } else {
     // Collective: every rank reaches its first mgbench point together.
     if (!state.waived[env.rank].empty()) throw WaivedError(state.waived[env.rank]);
     try {

@@ -13,18 +13,35 @@
 //   bad-index    announces and reports an index outside the plan, then aborts
 //   interrupt    stops the orchestrator, reports the point, sends it SIGINT and resumes it:
 //                the point is on the pipe when the orchestrator sees the interrupt
+//   setup-crash  one rank thread per device; the last rank throws during set-up, before the
+//                ranks' first barrier (the executor's poisonable barrier): every rank ends
+//                at once and the group fails with that rank's error
+//   hang-in-collective  one rank thread per device; the last rank never joins the collective,
+//                the others give up after the NCCL watchdog's deadline for a window
+//                (watchdog_deadline_s), report the point `timeout` and end the worker, so
+//                that a fresh worker runs the points left
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include <fmt/format.h>
+
+#include "mgbench/bench/rank_barrier.hpp"
+#include "mgbench/bench/watchdog_deadline.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/model/workload.hpp"
 
@@ -98,6 +115,58 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   hang();
 }
 
+// setup-crash: one thread per device meets at a poisonable barrier; the last rank throws
+// before it. Rethrows that rank's own error (not the echo the others saw).
+void setup_crash(const GroupContext& ctx) {
+  const int n = static_cast<int>(ctx.spec.devices.size());
+  bench::RankBarrier barrier(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        if (r == n - 1) {
+          throw EnvironmentError(fmt::format("selftest: set-up failed on rank {}", r));
+        }
+        barrier.wait(r, "set-up done");
+      } catch (const std::exception& e) {
+        errors[r] = std::current_exception();
+        barrier.poison(r, e.what());
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (errors[n - 1]) std::rethrow_exception(errors[n - 1]);
+  throw EnvironmentError("selftest: setup-crash did not fail");  // needs 2+ devices
+}
+
+// hang-in-collective: the last rank never arrives; the others wait for the watchdog's
+// deadline, then the point is a timeout and the worker must restart.
+void hang_in_collective(GroupContext& ctx, const PlannedPoint& planned) {
+  const int n = static_cast<int>(ctx.spec.devices.size());
+  const double deadline_s = bench::watchdog_deadline_s(ctx.spec.settings, 0.0);
+  std::mutex mutex;
+  std::condition_variable cv;
+  int arrived = 0;
+  std::thread([] { hang(); }).detach();  // the rank that never joins
+  std::vector<std::thread> threads;
+  for (int r = 0; r + 1 < n; ++r) {
+    threads.emplace_back([&] {
+      std::unique_lock<std::mutex> lock(mutex);
+      ++arrived;
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::duration<double>(deadline_s), [&] { return arrived == n; });
+    });
+  }
+  for (auto& t : threads) t.join();
+  PointResult r = make_result(ctx, planned, "ok");
+  r.status = Status::timeout;
+  r.message = fmt::format("a collective did not complete within its {:.3g} s deadline",
+                          deadline_s);
+  ctx.sink.point_finished(r);
+  throw EnvironmentError("selftest: a collective hung; the worker must restart");
+}
+
 void run_selftest_group(GroupContext& ctx) {
   for (const auto& planned : ctx.spec.points) {
     ctx.sink.point_started(planned.index);
@@ -105,6 +174,8 @@ void run_selftest_group(GroupContext& ctx) {
     if (behavior == "crash") std::abort();
     if (behavior == "hang") hang();
     if (behavior == "silent-exit") return;
+    if (behavior == "setup-crash") setup_crash(ctx);
+    if (behavior == "hang-in-collective") hang_in_collective(ctx, planned);
     if (behavior == "bad-index") {
       PointResult bogus = make_result(ctx, planned, behavior);
       bogus.index = kBogusIndex + planned.index;
@@ -150,7 +221,8 @@ const bool registered =
                           .axis(Axis::text("behavior", {"ok"})
                                     .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
                                               "brief", "nan", "chatty", "silent-exit",
-                                              "bad-index", "interrupt", "steady"}))
+                                              "bad-index", "interrupt", "steady", "setup-crash",
+                                              "hang-in-collective"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

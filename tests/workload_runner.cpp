@@ -1,7 +1,10 @@
 #include "workload_runner.hpp"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <utility>
 
 #include "catch_compat.hpp"
@@ -94,6 +97,34 @@ bool all_pairs_have_peer_access(const std::vector<int>& devices) {
     }
   }
   return true;
+}
+
+bool primary_context_active(int device) {
+  using InitFn = int (*)(unsigned);
+  using DeviceGetFn = int (*)(int*, int);
+  using StateFn = int (*)(int, unsigned*, int*);
+  void* driver = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  if (driver == nullptr) driver = ::dlopen("libcuda.so.1", RTLD_NOW);
+  REQUIRE(driver != nullptr);
+  const auto init = reinterpret_cast<InitFn>(::dlsym(driver, "cuInit"));
+  const auto device_get = reinterpret_cast<DeviceGetFn>(::dlsym(driver, "cuDeviceGet"));
+  const auto state = reinterpret_cast<StateFn>(::dlsym(driver, "cuDevicePrimaryCtxGetState"));
+  REQUIRE(init != nullptr);
+  REQUIRE(device_get != nullptr);
+  REQUIRE(state != nullptr);
+  REQUIRE(init(0) == 0);
+  int handle = 0;
+  REQUIRE(device_get(&handle, device) == 0);
+  unsigned flags = 0;
+  int active = 0;
+  REQUIRE(state(handle, &flags, &active) == 0);
+  return active != 0;
+}
+
+void skip_test(const std::string& why) {
+  std::fprintf(stderr, "SKIP: %s\n", why.c_str());
+  std::fflush(stderr);
+  std::_Exit(77);
 }
 
 }  // namespace mgbench::test

@@ -53,4 +53,13 @@ std::vector<int> first_devices(int n);
 // True when every ordered pair of distinct devices can access each other's memory.
 bool all_pairs_have_peer_access(const std::vector<int>& devices);
 
+// Whether CUDA device `device` has an active primary context in this process (the driver's
+// cuDevicePrimaryCtxGetState through dlopen; the tests link only the static runtime).
+// REQUIREs that the driver answers.
+bool primary_context_active(int device);
+
+// Ends this test process with exit code 77, which CTest reports as skipped (never passed):
+// every test case runs in its own process under CTest.
+[[noreturn]] void skip_test(const std::string& why);
+
 }  // namespace mgbench::test

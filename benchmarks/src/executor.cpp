@@ -16,20 +16,31 @@
 
 #include "group_shared.hpp"
 #include "mgbench/bench/batch_boundary.hpp"
+#include "mgbench/bench/cpu_affinity.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
+#include "mgbench/bench/watchdog_deadline.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/stats.hpp"
 #include "mgbench/model/workload.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench::bench {
 
 namespace {
 
-// Ops queued behind one start gate. The CUDA launch queue holds on the order of a thousand
-// launches; an op may launch dozens of kernels (a training step), so stay well below.
-constexpr int kMaxOpsPerSample = 64;
+// The NCCL watchdog's window for the warm-up (NCCL connects lazily on the first collective)
+// and for the verification (a fresh op, checks, a workload's secondary timings): expected
+// seconds on top of the settings' warm-up and stopping times.
+constexpr double kWarmupWindowS = 5.0;
+constexpr double kVerifyWindowS = 5.0;
+// A failed group's ranks wait this long beyond the gate timeout for each other to quiesce
+// before they free their buffers (the own all-reduce's barriers give up after the gate
+// timeout).
+constexpr double kDrainSlackS = 5.0;
+// Communicator creation may take this share of the group timeout.
+constexpr double kInitShareOfGroupTimeout = 0.5;
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -84,11 +95,14 @@ class GroupRun {
         n_(static_cast<int>(ctx.spec.devices.size())) {}
 
   void run() {
-    shared_ = std::make_unique<GroupShared>(n_, ctx_.spec.settings);
+    // This thread stays on the group's first device (see device_restore.hpp): the gate flag,
+    // the communicators' set-up and every teardown run here.
+    shared_ = std::make_unique<GroupShared>(ctx_.spec.devices, ctx_.spec.settings);
     std::unique_ptr<NcclComms> comms;
     if (options_.needs_nccl) {
-      comms = std::make_unique<NcclComms>(ctx_.spec.devices,
-                                          std::min(ctx_.spec.settings.group_timeout_s, 300.0));
+      comms = std::make_unique<NcclComms>(
+          ctx_.spec.devices,
+          std::min(kInitShareOfGroupTimeout * ctx_.spec.settings.group_timeout_s, 300.0));
       shared_->comms = comms.get();
     }
     std::vector<std::thread> threads;
@@ -101,6 +115,7 @@ class GroupRun {
           errors[r] = std::current_exception();
           // Nobody may keep waiting for a rank that left.
           shared_->fail(r, message_of(errors[r]));
+          shared_->drain(r, 0.0);
         }
       });
     }
@@ -130,6 +145,7 @@ class GroupRun {
   void rank_main(int rank) {
     set_current_rank(rank);
     const int device = ctx_.spec.devices[rank];
+    pin_to_local_cpus(device);  // before anything is allocated: host memory lands nearby
     RankResources res(device);
     shared_->set_resources(rank, &res);
     if (options_.needs_peer_access) enable_peer_access(device);
@@ -153,6 +169,17 @@ class GroupRun {
     }
     shared_->set_resources(rank, nullptr);
     if (fatal) throw EnvironmentError("sticky CUDA error, the worker must restart: " + fatal_message);
+  }
+
+  // Runs this thread on the CPUs local to `device` (its NUMA node), where known.
+  static void pin_to_local_cpus(int device) {
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    const std::vector<int> cpus = pin_current_thread(parse_cpu_list(gpu_local_cpulist(bus)));
+    spdlog::debug("rank thread of GPU {} runs on CPUs {}", device, format_cpu_list(cpus));
   }
 
   void enable_peer_access(int device) {
@@ -194,14 +221,26 @@ class GroupRun {
   RankOutcome run_point(int rank, int device, RankResources& res, const PlannedPoint& planned) {
     PointRun p(planned, rank, device, res);
     p.result = base_result(planned);
-    if (skip_above_boundary(p)) return {};
-    make_env(p);
-    setup(p);
-    if (p.combined.status == Status::ok) measure(p);
-    if (p.combined.status == Status::ok) verify(p);
-    const Gathered gathered = finish(p);
-    if (rank == 0) report(p, gathered);
-    shared_->barrier(rank, "point end");
+    try {
+      if (skip_above_boundary(p)) return {};
+      make_env(p);
+      setup(p);
+      if (p.combined.status == Status::ok) measure(p);
+      if (p.combined.status == Status::ok) verify(p);
+      const Gathered gathered = finish(p);
+      if (rank == 0) report(p, gathered);
+      shared_->barrier(rank, "point end");
+    } catch (...) {
+      // The group failed: a peer may still read this rank's buffers (the own all-reduce's
+      // staging) until its own ops end. Release the others first (they may wait for this
+      // rank), quiesce, wait for the others to quiesce, then free.
+      shared_->fail(rank, message_of(std::current_exception()));
+      (void)cudaDeviceSynchronize();
+      (void)cudaGetLastError();
+      shared_->drain(rank, ctx_.spec.settings.gate_timeout_s + kDrainSlackS);
+      p.point.reset();
+      throw;
+    }
     return p.combined;
   }
 
@@ -268,14 +307,20 @@ class GroupRun {
 
   // Returns the seconds of one op (slowest rank), which size the warm-up and the samples.
   double warm_up(PointRun& p, const std::function<void()>& enqueue) {
+    const RunSettings& settings = ctx_.spec.settings;
+    const ScopedWatchdog watchdog(
+        shared_->comms, p.rank, watchdog_deadline_s(settings, settings.warmup_s + kWarmupWindowS));
     // One op outside the gate: lazy module loading and NCCL connection set-up may need
     // the device to be idle, which a spinning gate kernel would prevent.
+    const double start = now_s();
     enqueue();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
+    shared_->set_op_estimate(p.rank, now_s() - start);
     shared_->barrier(p.rank, "warm-up: first op");
     // One op to size warm-up and batching (collective).
     const double first = shared_->timed_sample(p.rank, enqueue, 1, 0).first;
     const double op_s = std::max(first, 1e-7);
+    shared_->set_op_estimate(p.rank, op_s);
     // Warm-up runs ungated: behind a spinning gate kernel, a long queue of launches would
     // fill the stream's launch queue and block the host before it could open the gate.
     const int warm =
@@ -289,10 +334,9 @@ class GroupRun {
   // Timed samples until the stopping rule (rank 0 decides, every rank follows).
   void sample(PointRun& p, const std::function<void()>& enqueue, double op_s) {
     const RunSettings& settings = ctx_.spec.settings;
-    // Ops per sample: enough for target_sample_s, few enough that everything queued
-    // behind the gate fits the launch queue (kMaxOpsPerSample).
-    p.reps = static_cast<std::size_t>(std::clamp(std::ceil(settings.target_sample_s / op_s), 1.0,
-                                                 static_cast<double>(kMaxOpsPerSample)));
+    // Ops per sample: enough for target_sample_s, few enough that everything queued behind
+    // the gate neither fills the launch queue nor blocks NCCL's enqueue (watchdog_deadline.hpp).
+    p.reps = static_cast<std::size_t>(ops_per_sample(settings, op_s, options_.needs_nccl));
     const double slowdown = settings.test_slowdown;
     const auto busy_ns = static_cast<std::uint64_t>(std::max(0.0, slowdown) * op_s *
                                                     static_cast<double>(p.reps) * 1e9);
@@ -326,8 +370,12 @@ class GroupRun {
   // Verification (mandatory) and per-rank details.
   void verify(PointRun& p) {
     RankOutcome v;
-    // Rank 0 arms the NCCL watchdog for the whole verification (collectives inside).
-    if (p.rank == 0 && shared_->comms) shared_->comms->arm(ctx_.spec.settings.group_timeout_s);
+    // Rank 0 arms the NCCL watchdog for the whole verification (collectives inside; timed
+    // samples inside arm their own window and hand this one back).
+    const RunSettings& settings = ctx_.spec.settings;
+    std::unique_ptr<ScopedWatchdog> watchdog = std::make_unique<ScopedWatchdog>(
+        shared_->comms, p.rank,
+        watchdog_deadline_s(settings, settings.stopping.max_time_s + kVerifyWindowS));
     shared_->barrier(p.rank, "verify: armed");
     try {
       p.verification = p.point->verify();
@@ -339,8 +387,8 @@ class GroupRun {
     } catch (...) {
       v = outcome_of(std::current_exception(), p.rank);
     }
+    watchdog.reset();
     p.combined = shared_->combine(p.rank, v);
-    if (p.rank == 0 && shared_->comms) shared_->comms->disarm();
   }
 
   // Gathers per-rank timings and details, frees the point, settles the final outcome.
@@ -358,6 +406,7 @@ class GroupRun {
     g.means = shared_->gather_double(p.rank, own_mean);
     g.details = shared_->gather_json(p.rank, Json{{"rank", p.rank},
                                                   {"device", p.device},
+                                                  {"cpus", format_cpu_list(current_thread_cpus())},
                                                   {"details", p.rank_detail},
                                                   {"verification", p.verification.details}});
     release_point(p);
@@ -369,6 +418,13 @@ class GroupRun {
   // decides whether this worker can go on.
   void release_point(PointRun& p) {
     RankOutcome& combined = p.combined;
+    // Device-sync, barrier, then free: no peer still reads this rank's buffers.
+    try {
+      MGBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (...) {
+      if (outcome_of(std::current_exception(), p.rank).sticky) combined.sticky = true;
+    }
+    shared_->barrier(p.rank, "release: every rank idle");
     try {
       p.point.reset();
       MGBENCH_CUDA_CHECK(cudaDeviceSynchronize());

@@ -3,10 +3,13 @@
 #include "group_shared.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "mgbench/bench/nccl_comms.hpp"
+#include "mgbench/bench/watchdog_deadline.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/gate.hpp"
@@ -66,7 +69,8 @@ int severity(Status s) {
   return 6;
 }
 
-HostFlag::HostFlag() {
+HostFlag::HostFlag(int device) {
+  MGBENCH_CUDA_CHECK(cudaSetDevice(device));
   void* memory = nullptr;
   MGBENCH_CUDA_CHECK(
       cudaHostAlloc(&memory, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable));
@@ -81,7 +85,10 @@ RankResources::RankResources(int device) {
   MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream, cudaStreamNonBlocking));
   MGBENCH_CUDA_CHECK(cudaEventCreate(&start));
-  MGBENCH_CUDA_CHECK(cudaEventCreate(&stop));
+  // The host waits on `stop` but does not time that wait (the events time the GPU): block
+  // instead of spinning, so that eight rank threads leave the CPUs to NCCL's proxy threads
+  // and the telemetry sampler.
+  MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&stop, cudaEventBlockingSync));
   MGBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&gate_timed_out), sizeof(int),
                                    cudaHostAllocMapped | cudaHostAllocPortable));
   *gate_timed_out = 0;
@@ -96,14 +103,35 @@ RankResources::~RankResources() {
   MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
 }
 
-GroupShared::GroupShared(int n, const RunSettings& settings)
-    : n_(n), barrier_(n), settings_(settings), ptrs_(n), times_(n), outcomes_(n),
-      in_step_failure_(n, 0), resources_(n, nullptr) {}
+GroupShared::GroupShared(const std::vector<int>& devices, const RunSettings& settings)
+    : n_(static_cast<int>(devices.size())), barrier_(n_), settings_(settings),
+      gate_(devices.at(0)), enqueue_failed_(n_, 0), ptrs_(n_), times_(n_), outcomes_(n_),
+      in_step_failure_(n_, 0), resources_(n_, nullptr), drained_rank_(n_, 0) {}
+
+ScopedWatchdog::ScopedWatchdog(NcclComms* comms, int rank, double seconds)
+    : comms_(rank == 0 ? comms : nullptr) {
+  if (comms_ != nullptr) previous_ = comms_->arm(seconds);
+}
+
+ScopedWatchdog::~ScopedWatchdog() {
+  if (comms_ != nullptr) comms_->restore(previous_);
+}
 
 void GroupShared::fail(int rank, const std::string& reason) {
   if (n_ < 2) return;
   barrier_.poison(rank, reason);
   if (comms != nullptr) comms->abort(fmt::format("rank {} failed: {}", rank, reason));
+}
+
+void GroupShared::drain(int rank, double timeout_s) {
+  std::unique_lock<std::mutex> lock(drain_mutex_);
+  if (drained_rank_[rank] == 0) {
+    drained_rank_[rank] = 1;
+    ++drained_;
+    drain_cv_.notify_all();
+  }
+  drain_cv_.wait_for(lock, std::chrono::duration<double>(std::max(timeout_s, 0.0)),
+                     [&] { return drained_ >= n_; });
 }
 
 bool GroupShared::take_in_step_failure(int rank) {
@@ -154,12 +182,10 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
   } catch (...) {
     error = std::current_exception();
   }
+  enqueue_failed_[rank] = error ? 1 : 0;
   barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
-  if (rank == 0) {
-    next_generation_ = generation;
-    if (comms) comms->arm(settings_.group_timeout_s);
-    __atomic_store_n(const_cast<int*>(gate_.flag), generation, __ATOMIC_RELEASE);
-  }
+  std::unique_ptr<ScopedWatchdog> watchdog;
+  if (rank == 0) open_gate(generation, reps, extra_busy_ns, watchdog);
   double mine = 0;
   if (!error) {
     try {
@@ -171,7 +197,8 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
   times_[rank] = mine;
   outcomes_[rank] = error ? outcome_of(error, rank) : RankOutcome{};
   barrier(rank, "sample: measured");
-  if (rank == 0 && comms) comms->disarm();
+  watchdog.reset();
+  if (rank == 0) aborted_slot_ = comms != nullptr && comms->aborted();
   double slowest = 0;
   RankOutcome worst;
   for (int r = 0; r < n_; ++r) {
@@ -179,7 +206,7 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
     if (severity(outcomes_[r].status) > severity(worst.status)) worst = outcomes_[r];
   }
   barrier(rank, "sample: combined");  // slots may be reused after this
-  if (comms && comms->aborted()) {
+  if (aborted_slot_) {  // one reading for every rank: they all throw, or none does
     in_step_failure_[rank] = 1;
     throw EnvironmentError("NCCL communicators aborted: " + comms->abort_reason());
   }
@@ -189,6 +216,25 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
     throw EnvironmentError("another rank failed: " + worst.message);
   }
   return {slowest, mine};
+}
+
+void GroupShared::open_gate(int generation, int reps, std::uint64_t extra_busy_ns,
+                            std::unique_ptr<ScopedWatchdog>& watchdog) {
+  next_generation_ = generation;
+  const double expected = static_cast<double>(reps) * op_estimate_s_ +
+                          static_cast<double>(extra_busy_ns) * 1e-9;
+  watchdog =
+      std::make_unique<ScopedWatchdog>(comms, 0, watchdog_deadline_s(settings_, expected));
+  // The gate opens in any case (every rank's queue drains, the gate kernels end); when a
+  // rank could not enqueue its part, the others' collectives can never complete: abort now
+  // rather than wait out the deadline.
+  __atomic_store_n(const_cast<int*>(gate_.flag), generation, __ATOMIC_RELEASE);
+  for (int r = 0; r < n_; ++r) {
+    if (enqueue_failed_[r] != 0 && comms != nullptr) {
+      comms->abort(fmt::format("rank {} failed to enqueue its part of a timed sample", r));
+      break;
+    }
+  }
 }
 
 RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {

@@ -4,22 +4,24 @@
 // of one group (barrier, gathers, broadcast, the gated timed sample).
 #include <cuda_runtime_api.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/rank_barrier.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench::bench {
 
-class NcclComms;
 
 // What one rank reports for one phase.
 struct RankOutcome {
@@ -34,9 +36,10 @@ RankOutcome outcome_of(const std::exception_ptr& error, int rank);
 // Severity order for combining ranks: the worst status wins.
 int severity(Status s);
 
-// Pinned, host-mapped memory holding the gate flag.
+// Pinned, host-mapped memory holding the gate flag, allocated with `device` (a device of the
+// group) current: never through a context on a device outside the group.
 struct HostFlag {
-  HostFlag();
+  explicit HostFlag(int device);
   ~HostFlag();
   HostFlag(const HostFlag&) = delete;
   HostFlag& operator=(const HostFlag&) = delete;
@@ -54,11 +57,27 @@ struct RankResources {
   int* gate_timed_out = nullptr;  // host-mapped: the gate kernel sets it, the host reads it
 };
 
+// Arms the NCCL watchdog (when the group has communicators) on rank 0 for the lifetime of
+// the object, and hands the previous arming back when it ends: windows nest.
+class ScopedWatchdog {
+ public:
+  ScopedWatchdog(NcclComms* comms, int rank, double seconds);
+  ~ScopedWatchdog();
+  ScopedWatchdog(const ScopedWatchdog&) = delete;
+  ScopedWatchdog& operator=(const ScopedWatchdog&) = delete;
+
+ private:
+  NcclComms* comms_;
+  NcclComms::Arming previous_;
+};
+
 // State shared by the rank threads of one group. Every collective below is called by every
 // rank in the same order; each names its step for the barrier (see rank_barrier.hpp).
 class GroupShared {
  public:
-  GroupShared(int n, const RunSettings& settings);
+  // `devices`: the group's CUDA ordinals in rank order (the gate flag is allocated on the
+  // first one, from the calling thread, whose current device it leaves there).
+  GroupShared(const std::vector<int>& devices, const RunSettings& settings);
 
   int size() const { return n_; }
   void barrier(int rank, const char* step) { barrier_.wait(rank, step); }
@@ -69,6 +88,11 @@ class GroupShared {
   // no rank keeps waiting for it on the host or on the GPU. A group of one rank has nobody
   // to wake: its per-point recovery stays as it is.
   void fail(int rank, const std::string& reason);
+  // A failed group's last meeting, which works while the barrier is poisoned: this rank has
+  // quiesced its GPU; waits until every rank has (or `timeout_s` passes), so that buffers a
+  // peer may still read are freed only afterwards. A rank that leaves without a point to
+  // free calls it with timeout 0; a second call of a rank counts once.
+  void drain(int rank, double timeout_s);
   // True (once) when this rank's last timed_sample() threw on every rank together: the
   // ranks are still in step and need no poison.
   bool take_in_step_failure(int rank);
@@ -96,6 +120,12 @@ class GroupShared {
   std::vector<Json> gather_json(int rank, Json value);
   std::vector<double> gather_double(int rank, double value);
 
+  // Rank 0's estimate of one op's seconds, which sizes the NCCL watchdog's deadline for the
+  // timed samples (only rank 0 arms it; other ranks' calls do nothing).
+  void set_op_estimate(int rank, double seconds) {
+    if (rank == 0) op_estimate_s_ = seconds;
+  }
+
   NcclComms* comms = nullptr;
 
   // Rank-0-written, barrier-published decision slots.
@@ -107,6 +137,10 @@ class GroupShared {
   // Enqueues the gate, `reps` ops and the busy wait behind it (this rank's part).
   void enqueue_gated(RankResources& res, int generation, const std::function<void()>& enqueue,
                      int reps, std::uint64_t extra_busy_ns);
+  // Rank 0, once every rank has enqueued: arms the watchdog for the sample, opens the gate,
+  // and aborts the communicators at once when a rank failed to enqueue.
+  void open_gate(int generation, int reps, std::uint64_t extra_busy_ns,
+                 std::unique_ptr<ScopedWatchdog>& watchdog);
   // Waits for this rank's sample and returns its seconds (throws on a failure or gate timeout).
   static double finish_sample(RankResources& res);
 
@@ -115,11 +149,18 @@ class GroupShared {
   const RunSettings& settings_;
   HostFlag gate_;
   int next_generation_ = 0;
+  double op_estimate_s_ = 0;
+  std::vector<char> enqueue_failed_;  // per rank, this sample; read by rank 0 before the gate
+  bool aborted_slot_ = false;         // rank 0 reads the abort flag once and publishes it
   std::vector<void*> ptrs_;
   std::vector<double> times_;
   std::vector<RankOutcome> outcomes_;
   std::vector<char> in_step_failure_;
   std::vector<RankResources*> resources_;
+  std::mutex drain_mutex_;
+  std::condition_variable drain_cv_;
+  int drained_ = 0;
+  std::vector<char> drained_rank_;
   std::mutex json_mutex_;
   std::vector<Json> json_slots_;
 };

@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include "mgbench/bench/device_restore.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 
@@ -47,27 +48,21 @@ std::map<ncclComm_t, std::pair<NcclComms*, int>>& registry() {
   return r;
 }
 
-// Restores the calling thread's current device.
-class DeviceRestore {
- public:
-  DeviceRestore() {
-    if (cudaGetDevice(&device_) != cudaSuccess) device_ = -1;
-  }
-  ~DeviceRestore() {
-    if (device_ >= 0) (void)cudaSetDevice(device_);
-  }
-  DeviceRestore(const DeviceRestore&) = delete;
-  DeviceRestore& operator=(const DeviceRestore&) = delete;
-
- private:
-  int device_ = -1;
-};
-
 std::string nccl_error_text(ncclComm_t comm, ncclResult_t result) {
   std::string text = ncclGetErrorString(result);
   const char* last = ncclGetLastError(comm);
   if (last != nullptr && *last != '\0') text += std::string(" (") + last + ")";
   return text;
+}
+
+// The one call site of ncclAllReduce in the project (a unit test keeps it so): every
+// all-reduce goes through the locked call path.
+std::function<ncclResult_t(ncclComm_t)> sum_allreduce(const void* send, void* recv,
+                                                      std::size_t count, ncclDataType_t type,
+                                                      cudaStream_t stream) {
+  return [=](ncclComm_t comm) {
+    return ncclAllReduce(send, recv, count, type, ncclSum, comm, stream);
+  };
 }
 
 [[noreturn]] void throw_nccl(ncclResult_t result, const std::string& text, const char* what) {
@@ -184,7 +179,7 @@ NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
   for (int r = 0; r < n; ++r) watchdog_->rank_locks.push_back(std::make_unique<std::timed_mutex>());
   watchdog_->call_timeout_s = timeout_s;
 
-  DeviceRestore restore;
+  DeviceRestore restore(devices_);
   InitFailure failure = start_init(devices_, comms_);
   if (failure.text.empty()) {
     bool timed_out = false;
@@ -226,7 +221,7 @@ NcclComms::~NcclComms() {
   }
   if (w.aborting.load()) return;  // abort_all freed them
 
-  DeviceRestore restore;
+  DeviceRestore restore(devices_);
   // Finalize every communicator in one group (one thread drives all devices), wait until
   // they are quiescent, then destroy; anything that does not settle is aborted instead.
   bool clean = ncclGroupStart() == ncclSuccess;
@@ -263,18 +258,28 @@ NcclComms::~NcclComms() {
   }
 }
 
-void NcclComms::arm(double timeout_s) {
+NcclComms::Arming NcclComms::arm(double timeout_s) {
   Watchdog& w = *watchdog_;
   std::lock_guard<std::mutex> lock(w.mutex);
+  const Arming previous{w.armed, w.armed_for_s, w.deadline};
   w.armed = true;
   w.armed_for_s = timeout_s;
   w.deadline = deadline_after(timeout_s);
+  return previous;
 }
 
-void NcclComms::disarm() {
+void NcclComms::restore(const Arming& previous) {
   Watchdog& w = *watchdog_;
   std::lock_guard<std::mutex> lock(w.mutex);
-  w.armed = false;
+  w.armed = previous.armed;
+  w.armed_for_s = previous.seconds;
+  w.deadline = previous.deadline;
+}
+
+double NcclComms::armed_for_s() const {
+  Watchdog& w = *watchdog_;
+  std::lock_guard<std::mutex> lock(w.mutex);
+  return w.armed ? w.armed_for_s : 0.0;
 }
 
 void NcclComms::abort(const std::string& reason) { abort_all(reason); }
@@ -296,7 +301,7 @@ void NcclComms::abort_all(const std::string& reason) {
   aborted_.store(true);
   spdlog::error("aborting the NCCL communicators of devices [{}]: {}", fmt::join(devices_, ","),
                 reason);
-  DeviceRestore restore;
+  DeviceRestore restore(devices_);
   for (std::size_t r = 0; r < comms_.size(); ++r) {
     std::unique_lock<std::timed_mutex> rank_lock(*w.rank_locks[r], std::defer_lock);
     if (!rank_lock.try_lock_for(kAbortLockWait)) {
@@ -311,13 +316,16 @@ void NcclComms::abort_all(const std::string& reason) {
 
 void NcclComms::watchdog_main() {
   Watchdog& w = *watchdog_;
+  // A fresh thread's current device is 0: make it one of the group before any CUDA or NCCL
+  // call could create a context there.
+  (void)cudaSetDevice(devices_.front());
   std::unique_lock<std::mutex> lock(w.mutex);
   while (!w.stop) {
     w.cv.wait_for(lock, kWatchdogPeriod, [&] { return w.stop; });
     if (w.stop || w.aborting.load()) continue;
     if (w.armed && Clock::now() > w.deadline) {
       const std::string reason =
-          fmt::format("a collective did not complete within the {:.3g} s group timeout",
+          fmt::format("a collective did not complete within its {:.3g} s deadline",
                       w.armed_for_s);
       lock.unlock();
       abort_all(reason);
@@ -361,6 +369,11 @@ void NcclComms::call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn
     }
   }
   if (res == ncclInProgress) wait_ready(rank);
+}
+
+void NcclComms::allreduce(int rank, const void* send, void* recv, std::size_t count,
+                          ncclDataType_t type, cudaStream_t stream) {
+  call(rank, sum_allreduce(send, recv, count, type, stream), "ncclAllReduce");
 }
 
 void NcclComms::wait_ready(int rank) const {
@@ -415,6 +428,11 @@ void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& f
       throw_nccl(state, nccl_error_text(comm, state), "ncclCommGetAsyncError");
     }
   }
+}
+
+void nccl_allreduce(ncclComm_t comm, const void* send, void* recv, std::size_t count,
+                    ncclDataType_t type, cudaStream_t stream) {
+  nccl_call(comm, sum_allreduce(send, recv, count, type, stream), "ncclAllReduce");
 }
 
 int nccl_version_built() { return NCCL_VERSION_CODE; }

@@ -108,6 +108,15 @@ struct LocalSetup {
   int sm_count = 0;
 };
 
+// The most ranks of the group on one device (1 unless ranks are simulated on one GPU).
+int ranks_per_device(const std::vector<int>& devices) {
+  int most = 1;
+  for (int d : devices) {
+    most = std::max(most, static_cast<int>(std::count(devices.begin(), devices.end(), d)));
+  }
+  return most;
+}
+
 std::vector<int> gather_devices(RankEnv& env) {
   std::vector<int> devices;
   for (void* slot : env.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
@@ -169,7 +178,7 @@ int check_outcomes(const RankEnv& env, const std::vector<void*>& outcomes, std::
 
 }  // namespace
 
-PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
+PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes, int max_blocks)
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.rank = env.rank;
@@ -203,7 +212,11 @@ PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes)
   s.peers.half_bytes = half;
   s.peers.rank = env.rank;
   s.peers.nranks = env.nranks;
-  s.peers.max_blocks = std::clamp(min_sm, 1, kernels::kAllreduceMaxBlocks);
+  // Ranks sharing a GPU also share it with their start-gate kernels: half the SMs each.
+  const int sharing = ranks_per_device(devices);
+  int blocks = sharing == 1 ? min_sm : std::max(1, min_sm / (2 * sharing));
+  if (max_blocks > 0) blocks = std::min(blocks, max_blocks);
+  s.peers.max_blocks = std::clamp(blocks, 1, kernels::kAllreduceMaxBlocks);
   const double timeout_s =
       env.settings != nullptr ? std::max(1.0, env.settings->gate_timeout_s) : 10.0;
   s.peers.timeout_ns = static_cast<std::uint64_t>(timeout_s * 1e9);
@@ -244,6 +257,18 @@ bool PeerAllreduce::timed_out() const {
   std::uint32_t status = 0;
   MGBENCH_CUDA_CHECK(kernels::allreduce_read_status(impl_->peers.sync[impl_->rank], &status));
   return status != 0;
+}
+
+void PeerAllreduce::reset(RankEnv& env) {
+  Impl& s = *impl_;
+  MGBENCH_CUDA_CHECK(cudaSetDevice(s.device));
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));
+  if (env.comm_stream != nullptr) MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.comm_stream));
+  env.barrier();  // no rank's op runs any more: nobody writes into a peer's flags
+  MGBENCH_CUDA_CHECK(
+      cudaMemsetAsync(s.sync.get(), 0, kernels::allreduce_sync_bytes(), env.stream));
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));
+  env.barrier();  // every region is zero before any rank's next op writes a flag
 }
 
 std::size_t PeerAllreduce::max_bytes() const { return impl_->max_bytes; }

@@ -18,6 +18,9 @@ constexpr int kSeqWord = 0;     // ops this rank has completed (advanced by the 
 constexpr int kDoneWord = 1;    // blocks of the running launch that have finished
 constexpr int kErrorWord = 2;   // 1 once a barrier of this rank has timed out
 constexpr int kFlagsWord = 32;  // flags[block][source rank], written by the peers
+// Barrier back-off: after 256 tight spins, sleeps of 32 ns doubling up to 1 us.
+constexpr unsigned kMinBackoffNs = 32;
+constexpr unsigned kMaxBackoffNs = 1024;
 constexpr std::size_t kSyncWords =
     kFlagsWord + static_cast<std::size_t>(kAllreduceMaxBlocks) * kAllreduceMaxRanks;
 
@@ -169,9 +172,14 @@ __device__ void block_barrier(const AllreducePeers& p, std::uint32_t epoch) {
     std::uint32_t* error = p.sync[p.rank] + kErrorWord;
     std::uint64_t start = 0;
     unsigned spins = 0;
+    unsigned backoff_ns = 0;
     // Wrap-safe "flag >= epoch": a fast peer may already have written a later epoch.
     while (static_cast<std::int32_t>(load_acquire_sys(flag) - epoch) < 0) {
-      if ((++spins & 1023u) != 0) continue;
+      // A short tight spin (latency), then sleeps that double up to kMaxBackoffNs, so that
+      // a waiting block leaves its SM's issue slots to the kernels it overlaps with.
+      if (backoff_ns != 0) __nanosleep(backoff_ns);
+      if ((++spins & 255u) != 0) continue;
+      backoff_ns = backoff_ns == 0 ? kMinBackoffNs : min(2u * backoff_ns, kMaxBackoffNs);
       if (load_volatile(error) != 0) break;  // another block of this rank gave up
       const std::uint64_t now = global_timer_ns();
       if (start == 0) {

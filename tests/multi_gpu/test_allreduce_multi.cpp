@@ -112,12 +112,7 @@ void on_ranks(int n, const std::function<void(int)>& fn) {
 
 void all_reduce(mgbench::bench::NcclComms& comms, RankBuffers& b, int rank, std::size_t count) {
   cuda_ok(cudaSetDevice(b.device), "cudaSetDevice");
-  comms.call(
-      rank,
-      [&](ncclComm_t comm) {
-        return ncclAllReduce(b.data, b.data, count, ncclFloat32, ncclSum, comm, b.stream);
-      },
-      "ncclAllReduce");
+  comms.allreduce(rank, b.data, b.data, count, ncclFloat32, b.stream);
 }
 
 }  // namespace
@@ -198,9 +193,7 @@ TEST_CASE("own all-reduce barrier gives up when a peer GPU never joins",
           "[allreduce][multi_gpu]") {
   const std::vector<int> devices{0, 1};
   if (!all_pairs_have_peer_access(devices)) {
-    WARN("GPUs 0 and 1 have no peer access: nothing to check");
-    CHECK_FALSE(all_pairs_have_peer_access(devices));
-    return;
+    mgbench::test::skip_test("GPUs 0 and 1 have no peer access: nothing to check");
   }
   const std::size_t half = 1 << 16;
   std::vector<void*> staging(2), sync(2);

@@ -4,6 +4,7 @@
 // without overlapping the all-reduce with the backward pass.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -141,4 +142,58 @@ TEST_CASE("train_step on 2 GPUs reports exposed communication and overlap within
   CHECK(b["exposed_comm_s"].get<double>() <= b["breakdown_step_s"].get<double>());
   CHECK(b["overlap_ratio"].get<double>() >= 0);
   CHECK(b["overlap_ratio"].get<double>() <= 1);
+}
+
+namespace {
+
+// Devices 1..3 (3 ranks, an odd count, without GPU 0) when 4 GPUs are visible, else 1..n-1.
+std::vector<int> odd_devices_without_zero() {
+  std::vector<int> d;
+  for (int i = 1; i < cuda_device_count() && d.size() < 3; ++i) d.push_back(i);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("train_step on devices that skip GPU 0, odd rank count: replicas agree",
+          "[multi_gpu][train]") {
+  const auto devices = odd_devices_without_zero();
+  if (devices.size() < 2) mgbench::test::skip_test("needs 3 GPUs: GPU 0 is left out");
+  const bool peers = all_pairs_have_peer_access(devices);
+  const auto results =
+      run_group(devices, {train_point("nccl", true), train_point("mgbench", true)});
+  REQUIRE(results.size() == 2);
+  require_replicas_agree(results[0], devices.size());
+  if (peers) {
+    require_replicas_agree(results[1], devices.size());
+  } else {
+    CHECK(results[1].status == Status::waived);
+  }
+}
+
+TEST_CASE("train_step: only one rank runs out of memory, the point is oom, the next ok",
+          "[multi_gpu][train]") {
+  const auto devices = first_devices(std::min(cuda_device_count(), 3));
+  const int victim = devices.back();
+  // Leave the last GPU ~1 GiB, far less than the first point needs; the others stay empty.
+  REQUIRE(cudaSetDevice(victim) == cudaSuccess);
+  std::size_t free_b = 0, total_b = 0;
+  REQUIRE(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+  void* filler = nullptr;
+  const std::size_t keep = std::size_t{1} << 30;
+  REQUIRE(free_b > keep);
+  REQUIRE(cudaMalloc(&filler, free_b - keep) == cudaSuccess);
+  Params big = train_point("nccl", true);
+  big["layers"] = 8;
+  big["hidden"] = 8192;
+  big["batch"] = 8192;  // several GiB per rank: fits an empty GPU, not the filled one
+  const auto results = run_group(devices, {big, train_point("nccl", true)});
+  (void)cudaSetDevice(victim);
+  (void)cudaFree(filler);
+  REQUIRE(results.size() == 2);
+  CAPTURE(results[0].message);
+  CHECK(results[0].status == Status::oom);
+  CHECK(results[0].message.find("rank " + std::to_string(devices.size() - 1)) !=
+        std::string::npos);
+  require_replicas_agree(results[1], devices.size());
 }

@@ -256,6 +256,8 @@ TEST_CASE("doctor power_limit: a cap below the default warns with the numbers") 
   REQUIRE(c.status == CheckStatus::warn);
   REQUIRE(has(c.finding, "cap 450 W of 700 W default: expect lower GEMM throughput"));
   REQUIRE(has(c.next_step, "-pl 700"));
+  // nvidia-smi -i takes the PCI bus id: its own GPU numbers differ from CUDA ordinals.
+  CHECK(has(c.next_step, "nvidia-smi -i 0000:19:00.0 -pl 700"));
 }
 
 TEST_CASE("doctor clock_events_idle: thermal slowdown at idle fails") {

@@ -1,4 +1,5 @@
 // Plan expansion: groups per GPU count, points from axes, defaults and overrides.
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,4 +115,105 @@ TEST_CASE("sizes parse with binary units and reject garbage") {
   CHECK_THROWS_AS(mgbench::parse_size("-1", "x"), mgbench::UsageError);
   CHECK(mgbench::format_bytes(1ULL << 30) == "1 GiB");
   CHECK(mgbench::format_bytes(8) == "8 B");
+}
+
+namespace {
+
+// One ok result per planned point, as a worker would report it: step time from a fixed
+// global batch (256 samples take 0.2 s on one GPU, a little longer than 1/N on N).
+std::vector<mgbench::PointResult> results_of(const mgbench::Plan& plan) {
+  std::vector<mgbench::PointResult> results;
+  for (const auto& g : plan.groups) {
+    for (const auto& p : g.points) {
+      mgbench::PointResult r;
+      r.index = p.index;
+      r.workload = g.workload;
+      r.params = p.params;
+      r.gpus = static_cast<int>(g.devices.size());
+      r.devices = g.devices;
+      r.status = mgbench::Status::ok;
+      const double global = static_cast<double>(p.params["batch"].get<int>() * r.gpus);
+      r.stats.median = 0.2 * global / 256.0 * (1.0 + 0.05 * (r.gpus - 1)) / r.gpus;
+      r.stats.n = 10;
+      r.metrics["x"] = global / r.stats.median;
+      results.push_back(r);
+    }
+  }
+  return results;
+}
+
+std::optional<mgbench::ThroughputMetric> test_lookup(const std::string&) {
+  return mgbench::ThroughputMetric{"x", "units"};
+}
+
+}  // namespace
+
+TEST_CASE("strong mode with --gpus 1,2,4 divides each global batch and yields full series") {
+  auto o = options_for_test_workload();
+  o.gpu_counts = {1, 2, 4};
+  o.dtypes = {"a"};
+  o.batch_sizes = {"256", "64"};
+  o.scaling = mgbench::ScalingMode::strong;
+  const auto plan = mgbench::make_plan(o, 4);
+  REQUIRE(plan.groups.size() == 3);
+  CHECK(plan.notes.empty());
+  for (const auto& g : plan.groups) {
+    const int n = static_cast<int>(g.devices.size());
+    REQUIRE(g.points.size() == 2);
+    CHECK(g.points[0].params["batch"] == 256 / n);
+    CHECK(g.points[1].params["batch"] == 64 / n);
+  }
+  const auto series =
+      mgbench::compute_scaling(results_of(plan), mgbench::ScalingMode::strong, test_lookup);
+  REQUIRE(series.size() == 2);
+  for (const auto& s : series) {
+    CAPTURE(s.params.dump());
+    CHECK(s.mode == "strong");
+    REQUIRE(s.rows.size() == 3);
+    CHECK(s.rows[2].gpus == 4);
+  }
+}
+
+TEST_CASE("strong mode leaves out a global batch the GPU count does not divide, with a note") {
+  auto o = options_for_test_workload();
+  o.gpu_counts = {1, 3};
+  o.dtypes = {"a"};
+  o.batch_sizes = {"96", "64", "2"};
+  o.scaling = mgbench::ScalingMode::strong;
+  const auto plan = mgbench::make_plan(o, 3);
+  REQUIRE(plan.groups.size() == 2);
+  REQUIRE(plan.groups[1].points.size() == 1);  // only 96 = 3 x 32
+  CHECK(plan.groups[1].points[0].params["batch"] == 32);
+  REQUIRE(plan.notes.size() == 2);
+  CHECK(plan.notes[0].find("global batch 64 on 3 GPUs") != std::string::npos);
+  CHECK(plan.notes[1].find("global batch 2 on 3 GPUs") != std::string::npos);
+  const auto series =
+      mgbench::compute_scaling(results_of(plan), mgbench::ScalingMode::strong, test_lookup);
+  REQUIRE(series.size() == 3);  // 96 on 1 and 3 GPUs; 64 and 2 on one GPU only
+  std::size_t two_rows = 0;
+  for (const auto& s : series) two_rows += s.rows.size() == 2 ? 1 : 0;
+  CHECK(two_rows == 1);
+}
+
+TEST_CASE("weak mode keeps the per-GPU batch on every GPU count") {
+  auto o = options_for_test_workload();
+  o.gpu_counts = {1, 3};
+  o.dtypes = {"a"};
+  o.batch_sizes = {"64"};
+  const auto plan = mgbench::make_plan(o, 3);
+  REQUIRE(plan.groups.size() == 2);
+  CHECK(plan.groups[1].points.at(0).params["batch"] == 64);
+  CHECK(plan.notes.empty());
+}
+
+TEST_CASE("option --baseline each with --gpus 2,4 measures GPU 0 alone too") {
+  auto o = options_for_test_workload();
+  o.gpu_counts = {2, 4};
+  o.baseline_each = true;
+  const auto plan = mgbench::make_plan(o, 4);
+  std::set<int> alone;
+  for (const auto& g : plan.groups) {
+    if (g.purpose == "baseline") alone.insert(g.devices.at(0));
+  }
+  CHECK(alone == std::set<int>{0, 1, 2, 3});
 }

@@ -300,7 +300,10 @@ DoctorCheck check_power_limit(const DoctorFacts& f) {
     if (*g.power_limit_w < 0.99 * *g.default_power_limit_w) {
       capped.push_back(fmt::format("GPU {} cap {:.0f} W of {:.0f} W default", g.index,
                                    *g.power_limit_w, *g.default_power_limit_w));
-      next.push_back(fmt::format("sudo nvidia-smi -i {} -pl {:.0f}", g.index,
+      // nvidia-smi numbers GPUs its own way (PCI order, not CUDA's fastest-first): name
+      // the GPU by its PCI bus id, which both agree on.
+      const std::string id = g.pci_bus_id.empty() ? std::to_string(g.index) : g.pci_bus_id;
+      next.push_back(fmt::format("sudo nvidia-smi -i {} -pl {:.0f}", id,
                                  *g.default_power_limit_w));
     }
   }

@@ -207,10 +207,36 @@ void validate_overrides(const SweepOptions& options, const std::vector<const Wor
   for (const auto& b : options.batch_sizes) parse_positive_int(b, "--batch-sizes value");
 }
 
-// The workload's groups: one per planned GPU count it can run on, plus a 1-GPU group on every
-// other device with --baseline each. `index` numbers the points across the plan.
-void add_workload_groups(const Workload& w, const SweepOptions& options, std::size_t& index,
-                         Plan& plan) {
+// Strong scaling keeps the global batch fixed: the "batch" values are global batches and a
+// group of n GPUs runs batch / n per GPU. A global batch that n does not divide (or that is
+// smaller than n) is left out of that group, with a note in the plan: rounding would change
+// the global batch and break the series. Without a "batch" axis the values stay as they are.
+AxisValues values_for_gpus(const AxisValues& values, const SweepOptions& options, int n,
+                           const std::string& workload, std::vector<std::string>& notes) {
+  const auto batch = values.find("batch");
+  if (options.scaling != ScalingMode::strong || n == 1 || batch == values.end()) return values;
+  AxisValues scaled = values;
+  std::vector<Json>& per_gpu = scaled["batch"];
+  per_gpu.clear();
+  for (const Json& global : batch->second) {
+    if (!global.is_number_integer()) {
+      per_gpu.push_back(global);
+      continue;
+    }
+    const std::int64_t g = global.get<std::int64_t>();
+    if (g >= n && g % n == 0) {
+      per_gpu.push_back(Json(g / n));
+    } else {
+      notes.push_back(fmt::format(
+          "{}: strong scaling leaves out global batch {} on {} GPUs ({} does not divide it)",
+          workload, g, n, n));
+    }
+  }
+  return scaled;
+}
+
+// The workload's axis values after profile defaults, overrides and --batch-sizes auto.
+AxisValues workload_values(const Workload& w, const SweepOptions& options) {
   AxisValues values;
   for (const auto& axis : w.axes()) {
     if (axis.name == "batch" && options.batch_auto) {
@@ -221,13 +247,23 @@ void add_workload_groups(const Workload& w, const SweepOptions& options, std::si
     }
     values[axis.name] = axis_values(axis, options);
   }
+  return values;
+}
+
+// The workload's groups: one per planned GPU count it can run on, plus a 1-GPU group on every
+// selected device without one (--baseline each). `index` numbers the points across the plan.
+void add_workload_groups(const Workload& w, const SweepOptions& options, std::size_t& index,
+                         Plan& plan) {
+  const AxisValues values = workload_values(w, options);
   if (const Axis* d = w.find_axis("dtype"); d && !options.dtypes.empty() &&
-                                            values["dtype"].empty()) {
+                                            values.at("dtype").empty()) {
     return;  // none of the requested dtypes applies to this workload
   }
-  const std::vector<Params> points = w.expand_points(values);
-  if (points.empty()) return;
   auto add_group = [&](std::vector<int> devices, const std::string& purpose) {
+    const int n = static_cast<int>(devices.size());
+    const std::vector<Params> points =
+        w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes));
+    if (points.empty()) return;
     PlannedGroup g;
     g.index = plan.groups.size();
     g.workload = w.name();
@@ -240,12 +276,17 @@ void add_workload_groups(const Workload& w, const SweepOptions& options, std::si
                                            options.settings.stopping.max_time_s + 1.0);
     plan.groups.push_back(std::move(g));
   };
+  bool single_on_first = false;
   for (int n : plan.gpu_counts) {
     if (n < w.min_gpus()) continue;
+    single_on_first = single_on_first || n == 1;
     add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + n), "scaling");
   }
   if (options.baseline_each && w.min_gpus() <= 1) {
-    for (std::size_t i = 1; i < plan.devices.size(); ++i) add_group({plan.devices[i]}, "baseline");
+    // Every selected GPU alone, the first one too when no 1-GPU group already covers it.
+    for (std::size_t i = single_on_first ? 1 : 0; i < plan.devices.size(); ++i) {
+      add_group({plan.devices[i]}, "baseline");
+    }
   }
 }
 

@@ -119,13 +119,16 @@ void print_plan(const Plan& plan, std::ostream& out) {
                      plan.groups.size(), plan.total_points, fmt::join(plan.gpu_counts, ","),
                      fmt::join(plan.devices, ","), plan.estimated_s);
   for (const auto& g : plan.groups) {
+    // Joined first, then padded: a width on the join would pad every device number.
+    const std::string devices = fmt::format("{}", fmt::join(g.devices, ","));
     out << fmt::format("  group {:>3}  {:<12} GPUs {:<16} {:>4} point(s){}\n", g.index,
-                       g.workload, fmt::join(g.devices, ","), g.points.size(),
+                       g.workload, devices, g.points.size(),
                        g.purpose == "baseline" ? "  (baseline each)" : "");
     for (const auto& p : g.points) {
       out << fmt::format("      #{:<5} {}\n", p.index, describe_params(p.params));
     }
   }
+  for (const auto& note : plan.notes) out << "Note: " << note << "\n";
 }
 
 }  // namespace
@@ -148,6 +151,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
     print_plan(plan, std::cout);
     return 0;
   }
+  for (const auto& note : plan.notes) spdlog::warn("{}", note);
 
   RunResult run;
   run.tool = Json{{"name", "mgbench"},

@@ -5,7 +5,8 @@
 // it aborts every communicator so a hung collective returns instead of hanging the worker.
 //
 // Thread safety: NCCL forbids using a communicator while another thread aborts it (the
-// abort frees it). Rank threads therefore issue NCCL calls through call() / nccl_call(),
+// abort frees it). Rank threads therefore issue NCCL calls through call() / nccl_call()
+// (the sum all-reduce through allreduce() / nccl_allreduce(), the only place that names it),
 // which hold the rank's lock for the duration of the (non-blocking, short) call and refuse
 // once an abort has started; the watchdog takes the same lock before ncclCommAbort (it
 // waits at most 2 s for it, then aborts anyway rather than hang). Waiting on the GPU
@@ -16,6 +17,8 @@
 #include <nccl.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,11 +42,22 @@ class NcclComms {
   int size() const { return static_cast<int>(comms_.size()); }
   const std::vector<int>& devices() const { return devices_; }
 
+  // The watchdog's arming: whether a deadline is set, for how long, and until when.
+  struct Arming {
+    bool armed = false;
+    double seconds = 0;
+    std::chrono::steady_clock::time_point deadline;
+  };
   // Arms the watchdog for one operation window: if not disarmed within timeout_s, or if a
   // communicator reports an async error, every communicator is aborted. Re-arming moves
-  // the deadline. Callable from any thread.
-  void arm(double timeout_s);
-  void disarm();
+  // the deadline. Returns the previous arming, so that a window nested in another (a timed
+  // sample inside the verification) can hand the outer deadline back with restore().
+  // Callable from any thread.
+  Arming arm(double timeout_s);
+  void restore(const Arming& previous);
+  void disarm() { restore(Arming{}); }
+  // The seconds of the current arming (0 when disarmed).
+  double armed_for_s() const;
   // Aborts every communicator now (idempotent; the first reason is kept).
   void abort(const std::string& reason);
   bool aborted() const { return aborted_.load(); }
@@ -53,6 +67,10 @@ class NcclComms {
   // then waits until it is no longer ncclInProgress. Throws EnvironmentError when the
   // communicators were aborted, ApiError when the call or the communicator fails.
   void call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn, const char* what);
+  // The sum all-reduce of `count` elements on rank `rank`'s communicator, enqueued on `stream`
+  // through call(): in place when send == recv. Throws as call() does.
+  void allreduce(int rank, const void* send, void* recv, std::size_t count,
+                 ncclDataType_t type, cudaStream_t stream);
   // Waits for a non-blocking NCCL call on rank `rank` to complete (ncclInProgress polling);
   // throws on error or abort.
   void wait_ready(int rank) const;
@@ -75,6 +93,11 @@ class NcclComms {
 // otherwise directly (then polling ncclInProgress). For workloads that only hold env.comm.
 void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& fn,
                const char* what);
+
+// The sum all-reduce on `comm` through nccl_call() (NcclComms::allreduce when it has an
+// owner).
+void nccl_allreduce(ncclComm_t comm, const void* send, void* recv, std::size_t count,
+                    ncclDataType_t type, cudaStream_t stream);
 
 // NCCL versions: as compiled against (NCCL_VERSION_CODE) and as loaded (ncclGetVersion,
 // 0 when unknown).

@@ -38,7 +38,11 @@ class PeerAllreduce {
   // (twice: double buffering) and the synchronisation flags, exchanges pointers. Throws
   // WaivedError when peer access is missing between any pair of the group (or the group
   // has more than 16 ranks); every rank throws the same kind of error when one fails.
-  PeerAllreduce(RankEnv& env, std::size_t max_bytes);
+  // `max_blocks` > 0 bounds the grid of every launch (e.g. to leave SMs to kernels the
+  // all-reduce overlaps with); 0: one block per SM. Ranks that share a GPU (simulated ranks
+  // in tests) share its SMs: the grid is divided among them, so that every block of every
+  // rank is resident at once, which the barriers need.
+  PeerAllreduce(RankEnv& env, std::size_t max_bytes, int max_blocks = 0);
   ~PeerAllreduce();
   PeerAllreduce(const PeerAllreduce&) = delete;
   PeerAllreduce& operator=(const PeerAllreduce&) = delete;
@@ -52,6 +56,12 @@ class PeerAllreduce {
   PeerAlgo resolve(std::size_t count, kernels::DType dtype, PeerAlgo algo) const;
   // True once a barrier of this rank timed out (reads device memory; synchronous).
   bool timed_out() const;
+  // Collective: waits until this rank's streams are idle (env.stream, env.comm_stream), meets
+  // every rank, zeroes this rank's sync region (op counter, flags, error word) and meets them
+  // again. Afterwards every rank starts from the first epoch, so a group goes on after a
+  // barrier timeout (which left the error word set and the counters apart). Every rank's
+  // earlier ops must have been issued on those streams.
+  void reset(RankEnv& env);
   std::size_t max_bytes() const;
   int nranks() const;
 

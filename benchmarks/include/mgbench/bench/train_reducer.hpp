@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
 
 namespace mgbench::bench::train {
@@ -18,24 +19,27 @@ class GradReducer {
   virtual void allreduce(float* data, std::size_t count, cudaStream_t stream) = 0;
 };
 
-// Waits until a call on a non-blocking communicator has been enqueued on its stream (NCCL may
-// return ncclInProgress before the work is on the stream; events recorded after the call
-// must come after it).
-void nccl_wait_enqueued(ncclComm_t comm, double timeout_s);
-
+// Through the communicators' locked call path (NcclComms::allreduce): once another thread
+// has aborted them, allreduce() throws EnvironmentError instead of touching a freed
+// communicator. Each call returns once the op is on the stream (NCCL may return
+// ncclInProgress before; events recorded after the call must come after it).
 class NcclReducer final : public GradReducer {
  public:
-  NcclReducer(ncclComm_t comm, double timeout_s);
+  explicit NcclReducer(ncclComm_t comm);
   void allreduce(float* data, std::size_t count, cudaStream_t stream) override;
 
  private:
   ncclComm_t comm_;
-  double timeout_s_;
+  NcclComms* owner_ = nullptr;  // the communicators that own comm_ (nullptr: none)
+  int owner_rank_ = 0;
 };
 
 class PeerReducer final : public GradReducer {
  public:
-  PeerReducer(RankEnv& env, std::size_t max_bytes) : peer_(env, max_bytes) {}
+  // `max_blocks` bounds the all-reduce's grid: it overlaps with the backward GEMMs, which
+  // need the SMs more than a bandwidth-bound copy does.
+  PeerReducer(RankEnv& env, std::size_t max_bytes, int max_blocks)
+      : peer_(env, max_bytes, max_blocks) {}
   void allreduce(float* data, std::size_t count, cudaStream_t stream) override;
 
  private:

@@ -52,6 +52,7 @@ struct Plan {
   double estimated_s = 0;
   std::vector<int> devices;     // the selected physical devices
   std::vector<int> gpu_counts;  // the GPU counts planned
+  std::vector<std::string> notes;  // what the plan left out and why (one line each)
 };
 
 // Parses and validates `--gpus`; `available` is the number of selectable devices
@@ -63,6 +64,11 @@ std::vector<int> parse_device_list(const std::string& text, int visible);
 
 // Expands the options into groups and points; `visible` is the number of CUDA devices
 // (-1 when unknown). Throws UsageError for anything invalid; nothing is run.
+// Strong scaling (--scaling strong): a workload's "batch" values are global batches, and a
+// group of n GPUs runs batch / n per GPU; a global batch that n does not divide exactly is
+// left out of that group (rounding would change the global batch and break the series), with
+// a line in `notes`. --baseline each: one 1-GPU group on every selected device that no 1-GPU
+// scaling group already covers (the first device, too, when --gpus has no 1).
 Plan make_plan(const SweepOptions& options, int visible);
 Json plan_to_json(const Plan& plan);
 std::string default_out_dir();

@@ -1,0 +1,62 @@
+// Every NCCL all-reduce goes through the communicators' locked call path (NcclComms::call):
+// a rank thread that issued ncclAllReduce directly could touch a communicator that the
+// watchdog is aborting (and freeing) at that moment. The source tree therefore names the
+// call in exactly one place, the helper in benchmarks/src/nccl_comms.cpp.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "catch_compat.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+bool is_source(const fs::path& path) {
+  const std::string ext = path.extension().string();
+  return ext == ".cpp" || ext == ".hpp" || ext == ".cu" || ext == ".cuh" || ext == ".h";
+}
+
+// Files under `roots` (relative to the source tree) that contain `needle`, with their count.
+std::vector<std::string> files_naming(const std::string& needle,
+                                      const std::vector<std::string>& roots, int* total) {
+  std::vector<std::string> found;
+  *total = 0;
+  for (const auto& root : roots) {
+    const fs::path dir = fs::path(MGBENCH_SOURCE_DIR) / root;
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+      std::ifstream in(entry.path());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      int here = 0;
+      for (auto pos = text.find(needle); pos != std::string::npos;
+           pos = text.find(needle, pos + 1)) {
+        ++here;
+      }
+      if (here == 0) continue;
+      *total += here;
+      found.push_back(fs::relative(entry.path(), MGBENCH_SOURCE_DIR).string());
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("ncclAllReduce is called in exactly one place: the locked call path", "[lint][nccl]") {
+  // Built from two parts so that this file does not count itself.
+  const std::string needle = std::string("ncclAllReduce") + "(";
+  int total = 0;
+  const auto files = files_naming(
+      needle, {"benchmarks", "kernels", "harness", "reports", "tests"}, &total);
+  std::string list;
+  for (const auto& f : files) list += f + " ";
+  INFO("files naming it: " << list);
+  REQUIRE(files.size() == 1);
+  CHECK(files[0] == "benchmarks/src/nccl_comms.cpp");
+  CHECK(total == 1);
+}
