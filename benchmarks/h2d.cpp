@@ -6,7 +6,11 @@
 //   direction=h2d    host -> device;  d2h  device -> host;
 //   direction=bidir  both at once on two streams (two host and two device buffers).
 //   memory=pinned    the host buffer is page-locked (cudaHostRegister);
-//   memory=pageable  ordinary memory (the driver stages it through its own pinned buffers).
+//   memory=pageable  ordinary memory (the driver stages it through its own pinned buffers). The
+//                    driver's pageable copy blocks the calling thread, so a mover thread per
+//                    direction issues it while a gate kernel holds the timed stream until the
+//                    copy is done (see PageableMover): the time includes a few microseconds
+//                    of hand-over.
 //   numa=local       host pages bound (mbind, MPOL_BIND) to the GPU's NUMA node (from sysfs);
 //   numa=remote      bound to another node with memory; waived on a host with one node, or when
 //                    the GPU's node is unknown or the kernel refuses the binding.
@@ -34,9 +38,11 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <condition_variable>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -48,6 +54,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/kernels/datapath.hpp"
+#include "mgbench/kernels/gate.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/platform/nvml.hpp"
@@ -169,6 +176,98 @@ std::pair<unsigned, unsigned> pcie_link(const std::string& bus_id) {
   return {link.gen_max.value_or(0), link.width_max.value_or(0)};
 }
 
+// The driver's pageable copies block the calling thread (they are staged through its own pinned
+// buffers), so they cannot be queued behind the executor's start gate. A mover thread issues
+// them instead: each enqueue() adds a host function that marks ticket k as reached and a gate
+// kernel that waits until ticket k is done; the thread sees the ticket, runs the driver's
+// pageable cudaMemcpyAsync on its own stream to completion and then releases the gate.
+class PageableMover {
+ public:
+  PageableMover(int device, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                double timeout_s)
+      : device_(device), dst_(dst), src_(src), bytes_(bytes), kind_(kind),
+        timeout_ns_(static_cast<std::uint64_t>(timeout_s * 1e9)) {
+    MGBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int),
+                                     cudaHostAllocMapped));
+    flags_[0] = flags_[1] = 0;
+    MGBENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_flags_), flags_, 0));
+    MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~PageableMover() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(copy_stream_));
+    MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(flags_));
+  }
+  PageableMover(const PageableMover&) = delete;
+  PageableMover& operator=(const PageableMover&) = delete;
+
+  void enqueue(cudaStream_t stream) {
+    const int ticket = ++issued_;
+    MGBENCH_CUDA_CHECK(cudaLaunchHostFunc(stream, &PageableMover::reached, this));
+    MGBENCH_CUDA_CHECK(kernels::launch_start_gate(dev_flags_, ticket, timeout_ns_,
+                                                  dev_flags_ + 1, stream));
+  }
+  // "" when every copy succeeded and no gate timed out.
+  std::string error() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (error_.empty() && __atomic_load_n(&flags_[1], __ATOMIC_ACQUIRE) != 0) {
+      return "a pageable copy did not finish within the group time-out";
+    }
+    return error_;
+  }
+
+ private:
+  static void CUDART_CB reached(void* self) {
+    auto* mover = static_cast<PageableMover*>(self);
+    {
+      std::lock_guard<std::mutex> lock(mover->mutex_);
+      ++mover->reached_;
+    }
+    mover->cv_.notify_all();
+  }
+
+  void loop() {
+    (void)cudaSetDevice(device_);
+    int served = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cv_.wait(lock, [&] { return stop_ || reached_ > served; });
+        if (reached_ <= served) return;  // stopping with nothing pending
+      }
+      cudaError_t err = cudaMemcpyAsync(dst_, src_, bytes_, kind_, copy_stream_);
+      if (err == cudaSuccess) err = cudaStreamSynchronize(copy_stream_);
+      if (err != cudaSuccess) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (error_.empty()) error_ = std::string("pageable copy: ") + cudaGetErrorString(err);
+      }
+      __atomic_store_n(&flags_[0], ++served, __ATOMIC_RELEASE);  // releases the gate kernel
+    }
+  }
+
+  int device_;
+  void* dst_;
+  const void* src_;
+  std::size_t bytes_;
+  cudaMemcpyKind kind_;
+  std::uint64_t timeout_ns_;
+  int* flags_ = nullptr;      // host-mapped: [0] last ticket done, [1] a gate timed out
+  int* dev_flags_ = nullptr;  // the same, as the device sees it
+  cudaStream_t copy_stream_ = nullptr;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int issued_ = 0, reached_ = 0;
+  bool stop_ = false;
+  std::string error_;
+  std::thread thread_;
+};
+
 struct H2dParams {
   std::string direction, memory, numa;
   std::size_t words;
@@ -215,6 +314,7 @@ class H2dPoint final : public RankPoint {
                                                kDownSeed + rank, env_.stream));
     }
     counter_ = DeviceBuffer(sizeof(unsigned long long));
+    if (!pinned) make_movers(env);
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
@@ -227,21 +327,15 @@ class H2dPoint final : public RankPoint {
   H2dPoint& operator=(const H2dPoint&) = delete;
 
   void enqueue() override {
-    const std::size_t bytes = p_.words * 4;
     if (down_host_ && up_host_) {  // bidir: device -> host on the second stream
       MGBENCH_CUDA_CHECK(cudaEventRecord(fork_, env_.stream));
       MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.comm_stream, fork_, 0));
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(down_host_->get(), down_dev_.get(), bytes,
-                                         cudaMemcpyDeviceToHost, env_.comm_stream));
+      copy_down(env_.comm_stream);
       MGBENCH_CUDA_CHECK(cudaEventRecord(join_, env_.comm_stream));
     } else if (down_host_) {
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(down_host_->get(), down_dev_.get(), bytes,
-                                         cudaMemcpyDeviceToHost, env_.stream));
+      copy_down(env_.stream);
     }
-    if (up_host_) {
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_dev_.get(), up_host_->get(), bytes,
-                                         cudaMemcpyHostToDevice, env_.stream));
-    }
+    if (up_host_) copy_up(env_.stream);
     if (down_host_ && up_host_) MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.stream, join_, 0));
   }
 
@@ -270,6 +364,9 @@ class H2dPoint final : public RankPoint {
     Verification v;
     v.details["checked"] = checked;
     v.details["wrong"] = wrong;
+    for (auto* mover : {up_mover_.get(), down_mover_.get()}) {
+      if (mover != nullptr && !mover->error().empty()) throw EnvironmentError(mover->error());
+    }
     if (wrong != 0) {
       v.ok = false;
       v.message = fmt::format("{} of {} copied words differ from the source pattern", wrong, checked);
@@ -292,6 +389,30 @@ class H2dPoint final : public RankPoint {
 
  private:
   static constexpr std::uint32_t kUpSeed = 0x68326400u;
+
+  void make_movers(const RankEnv& env) {
+    const double timeout_s = env.settings != nullptr ? env.settings->group_timeout_s : 600.0;
+    const std::size_t bytes = p_.words * 4;
+    if (up_host_) {
+      up_mover_ = std::make_unique<PageableMover>(env.device, up_dev_.get(), up_host_->get(),
+                                                  bytes, cudaMemcpyHostToDevice, timeout_s);
+    }
+    if (down_host_) {
+      down_mover_ = std::make_unique<PageableMover>(env.device, down_host_->get(),
+                                                    down_dev_.get(), bytes,
+                                                    cudaMemcpyDeviceToHost, timeout_s);
+    }
+  }
+  void copy_up(cudaStream_t stream) {
+    if (up_mover_) return up_mover_->enqueue(stream);
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_dev_.get(), up_host_->get(), p_.words * 4,
+                                       cudaMemcpyHostToDevice, stream));
+  }
+  void copy_down(cudaStream_t stream) {
+    if (down_mover_) return down_mover_->enqueue(stream);
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(down_host_->get(), down_dev_.get(), p_.words * 4,
+                                       cudaMemcpyDeviceToHost, stream));
+  }
   static constexpr std::uint32_t kDownSeed = 0x64326800u;
 
   RankEnv env_;
@@ -300,6 +421,7 @@ class H2dPoint final : public RankPoint {
   int gpu_node_ = -1, host_node_ = -1;
   std::unique_ptr<HostBuffer> up_host_, down_host_;
   DeviceBuffer up_dev_, down_dev_, counter_;
+  std::unique_ptr<PageableMover> up_mover_, down_mover_;  // pageable memory only
   cudaEvent_t fork_ = nullptr, join_ = nullptr;
 };
 
