@@ -161,19 +161,18 @@ class HostBuffer {
   std::string binding_ = "not bound (node unknown)";
 };
 
-// The PCIe link of `device` from NVML: {gen, width} of the slot's max link; {0, 0} unknown.
-std::pair<unsigned, unsigned> pcie_link(const std::string& bus_id) {
+// The PCIe link of the GPU from NVML (empty when NVML or the device is unavailable).
+NvmlPcieLink pcie_link(const std::string& bus_id) {
   static std::once_flag once;
   static std::shared_ptr<Nvml> nvml;
   std::call_once(once, [] {
     std::string error;
     nvml = Nvml::load(Nvml::default_candidates(), &error);
   });
-  if (!nvml) return {0, 0};
+  if (!nvml) return {};
   const NvmlDevice handle = nvml->device_by_pci_bus_id(bus_id);
-  if (!handle) return {0, 0};
-  const NvmlPcieLink link = nvml->pcie_link(handle);
-  return {link.gen_max.value_or(0), link.width_max.value_or(0)};
+  if (!handle) return {};
+  return nvml->pcie_link(handle);
 }
 
 // The driver's pageable copies block the calling thread (they are staged through its own pinned
@@ -375,14 +374,18 @@ class H2dPoint final : public RankPoint {
   }
 
   Json rank_details() override {
-    const auto [gen, width] = pcie_link(bus_id_);
+    // The slot's maximum link (a link trained below it is what the verdict should catch).
+    const NvmlPcieLink pcie = pcie_link(bus_id_);
+    const unsigned gen = pcie.gen_max.value_or(0), width = pcie.width_max.value_or(0);
     const double link = datapath::pcie_link_gbps(gen, width) * (p_.direction == "bidir" ? 2.0 : 1.0);
     Json d{{"pci_bus_id", bus_id_},
            {"gpu_numa_node", gpu_node_},
            {"host_numa_node", host_node_},
            {"host_binding", up_host_ ? up_host_->binding() : down_host_->binding()},
            {"pcie_gen", gen},
-           {"pcie_width", width}};
+           {"pcie_width", width},
+           {"pcie_gen_current", pcie.gen_current ? Json(*pcie.gen_current) : Json(nullptr)},
+           {"pcie_width_current", pcie.width_current ? Json(*pcie.width_current) : Json(nullptr)}};
     if (link > 0) d["metrics"] = Json{{"link_GBps", link}};
     return d;
   }

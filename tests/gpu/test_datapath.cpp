@@ -32,7 +32,7 @@ constexpr std::uint32_t kGuardWord = 0xa5a5a5a5u;
 class Words {
  public:
   explicit Words(std::size_t words) : words_(words) {
-    CUDA_REQUIRE(cudaMalloc(&ptr_, (words + kGuard) * 4));
+    CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&ptr_), (words + kGuard) * 4));
     CUDA_REQUIRE(cudaMemset(ptr_, 0xa5, (words + kGuard) * 4));
   }
   ~Words() { (void)cudaFree(ptr_); }
@@ -52,7 +52,7 @@ class Words {
 
 std::uint64_t mismatches(const Words& w, std::size_t words, std::uint32_t seed) {
   unsigned long long* counter = nullptr;
-  CUDA_REQUIRE(cudaMalloc(&counter, sizeof *counter));
+  CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof *counter));
   CUDA_REQUIRE(k::count_pattern_mismatch(w.get(), words, seed, counter, nullptr));
   unsigned long long n = 0;
   CUDA_REQUIRE(cudaMemcpy(&n, counter, sizeof n, cudaMemcpyDeviceToHost));
@@ -117,7 +117,7 @@ TEST_CASE("triad is exact on odd counts", "[datapath][gpu]") {
     CUDA_REQUIRE(k::triad_fill(fb, fc, n, 11, nullptr));
     CUDA_REQUIRE(k::triad(fa, fb, fc, 3.0f, n, nullptr));
     unsigned long long* counter = nullptr;
-    CUDA_REQUIRE(cudaMalloc(&counter, sizeof *counter));
+    CUDA_REQUIRE(cudaMalloc(reinterpret_cast<void**>(&counter), sizeof *counter));
     CUDA_REQUIRE(k::count_triad_mismatch(fa, n, 11, 3.0f, counter, nullptr));
     unsigned long long wrong = 1;
     CUDA_REQUIRE(cudaMemcpy(&wrong, counter, sizeof wrong, cudaMemcpyDeviceToHost));

@@ -114,6 +114,12 @@ TEST_CASE("data-path workloads declare their axes, throughput and a short defaul
     REQUIRE(p.headline_.has_value());
     CHECK(p.headline_->name == "GBps_aggregate");
     CHECK_FALSE(p.tables.empty());
+    // What results.json stores reads back (reports render from it alone).
+    const mgbench::Json stored = p;
+    mgbench::Presentation back;
+    CHECK_NOTHROW(mgbench::from_json(stored, back));
+    CHECK(back.tables.size() == p.tables.size());
+    CHECK(back.summaries.size() == (e.summary ? 1u : 0u));
   }
   // membw's default arrays are all far larger than an H200's 60 MB L2.
   for (const auto& text : mgbench::find_workload("membw")->find_axis("bytes")->standard_values) {
