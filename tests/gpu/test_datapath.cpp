@@ -146,7 +146,7 @@ TEST_CASE("chase ends where the host walk of the chain ends", "[datapath][gpu]")
   }
 }
 
-TEST_CASE("membw: copy, triad and memcpy verify; copy reports its ratio to memcpy",
+TEST_CASE("membw: copy, triad and memcpy verify, and copy reports its ratio to memcpy",
           "[datapath][gpu]") {
   std::vector<Params> points;
   for (const char* impl : {"copy", "triad", "memcpy"}) {
@@ -160,7 +160,7 @@ TEST_CASE("membw: copy, triad and memcpy verify; copy reports its ratio to memcp
   CHECK_FALSE(results[2].metrics.contains("copy_vs_memcpy"));
 }
 
-TEST_CASE("h2d: every direction and memory verifies; remote placement runs or is waived",
+TEST_CASE("h2d: every direction and memory verifies, and remote placement runs or is waived",
           "[datapath][gpu]") {
   std::vector<Params> points;
   for (const char* direction : {"h2d", "d2h", "bidir"}) {

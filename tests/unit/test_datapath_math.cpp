@@ -173,7 +173,7 @@ TEST_CASE("pattern words differ by index and seed", "[datapath]") {
   CHECK(mgbench::kernels::triad_c(5, 1) <= 255.0f);
 }
 
-TEST_CASE("matrix stats skip the diagonal and nulls; p2p summary takes the largest group",
+TEST_CASE("matrix stats skip the diagonal and nulls, and the p2p summary takes the largest group",
           "[datapath]") {
   const Json matrix = Json::array({Json::array({nullptr, 10.0, 30.0}),
                                    Json::array({20.0, nullptr, nullptr}),
