@@ -33,6 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -394,7 +395,9 @@ class H2dPoint final : public RankPoint {
   static constexpr std::uint32_t kUpSeed = 0x68326400u;
 
   void make_movers(const RankEnv& env) {
-    const double timeout_s = env.settings != nullptr ? env.settings->group_timeout_s : 600.0;
+    // A gate that is never released gives up well before the group time-out.
+    const double timeout_s =
+        std::min(env.settings != nullptr ? env.settings->group_timeout_s : 600.0, 120.0);
     const std::size_t bytes = p_.words * 4;
     if (up_host_) {
       up_mover_ = std::make_unique<PageableMover>(env.device, up_dev_.get(), up_host_->get(),
