@@ -195,6 +195,9 @@ class PageableMover {
     thread_ = std::thread([this] { loop(); });
   }
   ~PageableMover() {
+    // Host functions still queued would call into a destroyed mover: drain the streams first
+    // (the thread keeps serving tickets meanwhile).
+    for (cudaStream_t s : streams_) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(s));
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
@@ -209,6 +212,9 @@ class PageableMover {
 
   void enqueue(cudaStream_t stream) {
     const int ticket = ++issued_;
+    if (std::find(streams_.begin(), streams_.end(), stream) == streams_.end()) {
+      streams_.push_back(stream);
+    }
     MGBENCH_CUDA_CHECK(cudaLaunchHostFunc(stream, &PageableMover::reached, this));
     MGBENCH_CUDA_CHECK(kernels::launch_start_gate(dev_flags_, ticket, timeout_ns_,
                                                   dev_flags_ + 1, stream));
@@ -265,6 +271,7 @@ class PageableMover {
   int issued_ = 0, reached_ = 0;
   bool stop_ = false;
   std::string error_;
+  std::vector<cudaStream_t> streams_;  // where enqueue() queued host functions
   std::thread thread_;
 };
 
