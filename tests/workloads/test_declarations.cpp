@@ -1,6 +1,7 @@
 // The workloads as the binary registers them: axes, defaults per profile, throughput metrics.
 // Runs on the CPU (declarations need no GPU); this binary links the workloads and so cuBLAS and
 // NCCL, which the unit-test binary must not.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,4 +69,62 @@ TEST_CASE("allreduce workload declares nccl-tests parameters and busbw throughpu
   REQUIRE(w->find_axis("dtype") != nullptr);
   CHECK(w->find_axis("dtype")->allowed_values ==
         std::vector<std::string>{"fp32", "bf16", "fp16", "int32"});
+}
+
+namespace {
+
+// Points a profile plans for one registered workload (its own expansion).
+std::size_t planned_points(const std::string& name, mgbench::Profile profile) {
+  const mgbench::Workload* w = mgbench::find_workload(name);
+  REQUIRE(w != nullptr);
+  AxisValues values;
+  for (const auto& axis : w->axes()) {
+    for (const auto& text : axis.values_for(profile)) {
+      values[axis.name].push_back(axis.parse_value(text));
+    }
+  }
+  return w->expand_points(values).size();
+}
+
+}  // namespace
+
+TEST_CASE("data-path workloads declare their axes, throughput and a short default plan",
+          "[datapath]") {
+  struct Expect {
+    const char* name;
+    std::vector<std::string> axes;
+    std::size_t standard, quick;
+    bool summary;
+  };
+  const std::vector<Expect> expected{
+      {"membw", {"impl", "bytes"}, 6, 3, false},
+      {"h2d", {"direction", "memory", "numa", "bytes"}, 12, 2, true},
+      {"p2p", {"engine", "direction", "bytes"}, 4, 2, true}};
+  for (const auto& e : expected) {
+    INFO(e.name);
+    const mgbench::Workload* w = mgbench::find_workload(e.name);
+    REQUIRE(w != nullptr);
+    for (const auto& axis : e.axes) CHECK(w->find_axis(axis) != nullptr);
+    CHECK(w->throughput_metric() == "GBps_aggregate");
+    CHECK(w->run() != nullptr);
+    CHECK(static_cast<bool>(w->summarizer()) == e.summary);
+    CHECK(planned_points(e.name, mgbench::Profile::standard) == e.standard);
+    CHECK(planned_points(e.name, mgbench::Profile::quick) == e.quick);
+    const mgbench::Presentation p = w->presentation();
+    REQUIRE(p.headline_.has_value());
+    CHECK(p.headline_->name == "GBps_aggregate");
+    CHECK_FALSE(p.tables.empty());
+    // What results.json stores reads back (reports render from it alone).
+    const mgbench::Json stored = p;
+    mgbench::Presentation back;
+    CHECK_NOTHROW(mgbench::from_json(stored, back));
+    CHECK(back.tables.size() == p.tables.size());
+    CHECK(back.summaries.size() == (e.summary ? 1u : 0u));
+  }
+  // membw's default arrays are all far larger than an H200's 60 MB L2.
+  for (const auto& text : mgbench::find_workload("membw")->find_axis("bytes")->standard_values) {
+    CHECK(std::stoll(text) >= (std::int64_t{256} << 20));
+  }
+  CHECK_THROWS_AS(mgbench::find_workload("h2d")->find_axis("memory")->parse_value("managed"),
+                  mgbench::UsageError);
 }

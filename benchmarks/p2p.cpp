@@ -1,0 +1,397 @@
+// p2p: GPU <-> GPU bandwidth and latency between every pair of the group, through the copy
+// engines and through SM loads and stores over peer access.
+//
+// Measured (n GPUs, `bytes` per copy; every rank holds a source and one inbox per other rank):
+//   engine=ce   cudaMemcpyPeerAsync from the sender's source into its inbox on the receiver.
+//   engine=sm   the own copy kernel (kernels/datapath.hpp) on the sender: local 16-byte loads,
+//               stores straight into the receiver's memory through peer access.
+//   Headline op: ranks pair up (0,1), (2,3), ...; with direction=uni the even rank of each pair
+//   sends, with bidir both send at once; every pair at the same time (an odd last rank idles).
+//   Matrix (after the samples, every ordered pair alone): bandwidth of i -> j (bidir: i <-> j
+//   at once, both directions counted), median of 5 copies; latency of i -> j: engine=ce the
+//   time of one 4-byte cudaMemcpyPeerAsync (mean of 20 back to back), engine=sm the time of one
+//   dependent 4-byte load by GPU i from GPU j's memory (a chase of 2000 loads through a
+//   shuffled cycle of 256-byte-spaced slots, volatile so that L1 does not serve it).
+// Formulas (t = the slowest rank's median seconds per op):
+//   GB/s per pair = bytes (uni) or 2 x bytes (bidir) / t / 1e9;  aggregate = pairs x per pair.
+//   Matrix: GB/s = bytes (x2 bidir) / t_ij / 1e9;  latency_us = t_ij / ops x 1e6.
+// Metrics add the matrix's min, median and max GB/s and its median latency; the run summary
+// lists the pair matrix of the largest group.
+// Waived: one GPU in the group (no pair), or a pair without peer access (the reason names it).
+// Verification on every point: every source holds a hashed word pattern of its rank, every
+// inbox is poisoned in setup, and after the matrix each inbox is compared word by word with
+// its sender's pattern, and each chase must end on the slot the host computes.
+// Profiles: quick = both engines, uni, 64 MiB; standard = both engines, both directions,
+// 256 MiB; full adds 1 GiB.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mgbench/bench/datapath_math.hpp"
+#include "mgbench/bench/device_buffer.hpp"
+#include "mgbench/bench/executor.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/core/error.hpp"
+#include "mgbench/core/params.hpp"
+#include "mgbench/kernels/datapath.hpp"
+#include "mgbench/model/workload.hpp"
+
+namespace mgbench::bench {
+
+namespace {
+
+constexpr std::uint32_t kSeed = 0x70327000u;
+constexpr std::uint32_t kChainSlots = 16384;  // x 256 B = 4 MiB
+constexpr std::uint32_t kChainStride = 64;    // words: 256 B between slots
+constexpr std::uint32_t kChaseSteps = 2000;
+constexpr int kCopyLatencyOps = 20;
+constexpr int kMatrixSamples = 5;
+constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3;
+
+void* encode(std::uint64_t value) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(value)); }
+std::uint64_t decode(void* value) {
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(value));
+}
+
+// Why the group has no peer access ("" when every ordered pair has it). Same on every rank.
+std::string missing_peer_access(const std::vector<int>& devices) {
+  for (int a : devices) {
+    for (int b : devices) {
+      if (a == b) continue;
+      int can = 0;
+      MGBENCH_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
+      if (can == 0) {
+        return fmt::format("no peer access from GPU {} to GPU {} (cudaDeviceCanAccessPeer): "
+                           "the p2p matrix needs NVLink or PCIe peer-to-peer between every pair",
+                           a, b);
+      }
+    }
+  }
+  return {};
+}
+
+struct P2pParams {
+  bool sm;
+  std::string direction;
+  std::size_t words;
+};
+
+P2pParams p2p_params(const Params& p) {
+  const std::string engine = param_str(p, "engine");
+  if (engine != "ce" && engine != "sm") {
+    throw UsageError("unknown p2p engine '" + engine + "': expected ce or sm");
+  }
+  P2pParams q{engine == "sm", param_str(p, "direction"), 0};
+  (void)datapath::p2p_pairs(2, q.direction);  // validates the direction
+  const auto bytes = param_int(p, "bytes");
+  if (bytes < 16) throw UsageError("p2p needs bytes >= 16");
+  q.words = static_cast<std::size_t>(bytes) / 4;
+  return q;
+}
+
+class P2pPoint final : public RankPoint {
+ public:
+  explicit P2pPoint(RankEnv& env) : env_(env), p_(p2p_params(*env.params)) {
+    if (env.nranks < 2) {
+      throw WaivedError("the p2p matrix needs at least 2 GPUs (this group has one)");
+    }
+    // Every rank runs the same collectives in the same order, whatever fails locally.
+    for (void* slot : env_.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
+      devices_.push_back(static_cast<int>(decode(slot)));
+    }
+    std::string waive;
+    std::exception_ptr error;
+    std::uint64_t code = kSetupOk;
+    try {
+      waive = missing_peer_access(devices_);
+      if (waive.empty()) allocate();
+    } catch (const OutOfMemoryError&) {
+      error = std::current_exception();
+      code = kSetupOom;
+    } catch (...) {
+      error = std::current_exception();
+      code = kSetupFailed;
+    }
+    const auto codes = env_.all_gather_ptr(encode(code));
+    if (!waive.empty()) throw WaivedError(waive);
+    if (error) std::rethrow_exception(error);
+    for (int r = 0; r < env_.nranks; ++r) {
+      const auto c = decode(codes[r]);
+      if (c == kSetupOom) {
+        throw OutOfMemoryError("cuda", 2, "cudaErrorMemoryAllocation", "p2p setup", "", r,
+                               fmt::format("rank {} ran out of device memory", r));
+      }
+      if (c != kSetupOk) throw EnvironmentError(fmt::format("rank {} failed its p2p setup", r));
+    }
+    exchange();
+  }
+
+  void enqueue() override {
+    for (const auto& [from, to] : datapath::p2p_pairs(env_.nranks, p_.direction)) {
+      if (from == env_.rank) send(to);
+    }
+  }
+
+  Verification verify() override;
+  Json rank_details() override;
+
+ private:
+  void allocate();
+  void exchange();
+  void send(int to);
+  void send_word(int to);
+  void measure_matrix();
+  std::uint64_t count_wrong_inboxes();
+
+  RankEnv env_;
+  P2pParams p_;
+  std::vector<int> devices_;
+  DeviceBuffer src_, chain_, end_, counter_;
+  std::vector<DeviceBuffer> inbox_;      // indexed by sender (own slot empty)
+  std::vector<void*> inbox_ptrs_;        // the same pointers, published to the peers
+  std::vector<void*> remote_inbox_;      // my inbox on each receiver
+  std::vector<const std::uint32_t*> remote_chain_;
+  std::uint32_t expected_end_ = 0;
+  Json bw_ = Json::array(), latency_ = Json::array();
+  std::uint64_t chase_wrong_ = 0;
+};
+
+void P2pPoint::allocate() {
+  MGBENCH_CUDA_CHECK(cudaSetDevice(env_.device));
+  const std::size_t bytes = p_.words * 4;
+  src_ = DeviceBuffer(bytes);
+  MGBENCH_CUDA_CHECK(kernels::fill_pattern(src_.as<std::uint32_t>(), p_.words,
+                                           kSeed + static_cast<std::uint32_t>(env_.rank),
+                                           env_.stream));
+  inbox_.resize(static_cast<std::size_t>(env_.nranks));
+  inbox_ptrs_.assign(static_cast<std::size_t>(env_.nranks), nullptr);
+  for (int s = 0; s < env_.nranks; ++s) {
+    if (s == env_.rank) continue;
+    inbox_[s] = DeviceBuffer(bytes);
+    inbox_ptrs_[s] = inbox_[s].get();
+    MGBENCH_CUDA_CHECK(cudaMemsetAsync(inbox_[s].get(), 0xff, bytes, env_.stream));
+  }
+  const auto chain = datapath::chase_chain(kChainSlots, kChainStride, kSeed);
+  expected_end_ = datapath::chase_end(chain, kChaseSteps);
+  chain_ = DeviceBuffer(chain.size() * sizeof(std::uint32_t));
+  MGBENCH_CUDA_CHECK(cudaMemcpyAsync(chain_.get(), chain.data(), chain_.bytes(),
+                                     cudaMemcpyHostToDevice, env_.stream));
+  end_ = DeviceBuffer(sizeof(std::uint32_t));
+  counter_ = DeviceBuffer(sizeof(unsigned long long));
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+}
+
+// Ranks are threads of one process: each publishes the address of its inbox table.
+void P2pPoint::exchange() {
+  const auto tables = env_.all_gather_ptr(&inbox_ptrs_);
+  const auto chains = env_.all_gather_ptr(chain_.get());
+  remote_inbox_.assign(static_cast<std::size_t>(env_.nranks), nullptr);
+  remote_chain_.assign(static_cast<std::size_t>(env_.nranks), nullptr);
+  for (int r = 0; r < env_.nranks; ++r) {
+    if (r == env_.rank) continue;
+    remote_inbox_[r] = (*static_cast<std::vector<void*>*>(tables[r]))[env_.rank];
+    remote_chain_[r] = static_cast<const std::uint32_t*>(chains[r]);
+  }
+  env_.barrier();  // nobody changes its table before every rank has read it
+}
+
+void P2pPoint::send(int to) {
+  if (p_.sm) {
+    MGBENCH_CUDA_CHECK(kernels::copy_words(static_cast<std::uint32_t*>(remote_inbox_[to]),
+                                           src_.as<std::uint32_t>(), p_.words, env_.stream));
+  } else {
+    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(remote_inbox_[to], devices_[to], src_.get(),
+                                           env_.device, p_.words * 4, env_.stream));
+  }
+}
+
+// One latency probe from this rank to `to` (see the header comment).
+void P2pPoint::send_word(int to) {
+  if (p_.sm) {
+    MGBENCH_CUDA_CHECK(
+        kernels::chase(remote_chain_[to], kChaseSteps, end_.as<std::uint32_t>(), env_.stream));
+    return;
+  }
+  for (int k = 0; k < kCopyLatencyOps; ++k) {
+    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(remote_inbox_[to], devices_[to], src_.get(),
+                                           env_.device, sizeof(std::uint32_t), env_.stream));
+  }
+}
+
+// Every ordered pair alone (collective: every rank walks the same loop).
+void P2pPoint::measure_matrix() {
+  const int n = env_.nranks;
+  const bool bidir = p_.direction == "bidir";
+  const double bytes = static_cast<double>(p_.words * 4) * (bidir ? 2.0 : 1.0);
+  const double ops = p_.sm ? kChaseSteps : kCopyLatencyOps;
+  bw_ = Json::array();
+  latency_ = Json::array();
+  for (int i = 0; i < n; ++i) {
+    Json bw_row = Json::array(), lat_row = Json::array();
+    for (int j = 0; j < n; ++j) {
+      if (i == j) {
+        bw_row.push_back(nullptr);
+        lat_row.push_back(nullptr);
+        continue;
+      }
+      const int me = env_.rank;
+      auto copy = [&] {
+        if (me == i) send(j);
+        if (bidir && me == j) send(i);
+      };
+      auto probe = [&] {
+        if (me == i) send_word(j);
+        if (bidir && me == j) send_word(i);
+      };
+      bw_row.push_back(datapath::gbps(bytes, env_.collective_time(copy, kMatrixSamples)));
+      lat_row.push_back(env_.collective_time(probe, kMatrixSamples) / ops * 1e6);
+      if (p_.sm && (me == i || (bidir && me == j))) {
+        std::uint32_t end = 0;
+        MGBENCH_CUDA_CHECK(cudaMemcpy(&end, end_.get(), sizeof end, cudaMemcpyDeviceToHost));
+        chase_wrong_ += end != expected_end_ ? 1 : 0;
+      }
+    }
+    bw_.push_back(bw_row);
+    latency_.push_back(lat_row);
+  }
+}
+
+std::uint64_t P2pPoint::count_wrong_inboxes() {
+  std::uint64_t wrong = 0;
+  auto* counter = counter_.as<unsigned long long>();
+  for (int s = 0; s < env_.nranks; ++s) {
+    if (s == env_.rank) continue;
+    MGBENCH_CUDA_CHECK(kernels::count_pattern_mismatch(inbox_[s].as<std::uint32_t>(), p_.words,
+                                                       kSeed + static_cast<std::uint32_t>(s),
+                                                       counter, env_.stream));
+    unsigned long long n = 0;
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    wrong += n;
+  }
+  return wrong;
+}
+
+Verification P2pPoint::verify() {
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+  try {
+    measure_matrix();
+  } catch (const std::exception& e) {
+    env_.fail_group(std::string("p2p matrix: ") + e.what());  // the others may wait for us
+    throw;
+  }
+  env_.barrier();  // every sender has finished writing into this rank's inboxes
+  Verification v;
+  const std::uint64_t wrong = count_wrong_inboxes();
+  v.details["checked"] = static_cast<std::uint64_t>(p_.words) *
+                         static_cast<std::uint64_t>(env_.nranks - 1);
+  v.details["wrong"] = wrong;
+  v.details["chase_wrong"] = chase_wrong_;
+  if (wrong != 0 || chase_wrong_ != 0) {
+    v.ok = false;
+    v.message = fmt::format("{} inbox words differ from the sender's pattern, {} chases ended on "
+                            "the wrong slot", wrong, chase_wrong_);
+  }
+  return v;
+}
+
+Json P2pPoint::rank_details() {
+  const Json bw = datapath::matrix_stats(bw_);
+  const Json lat = datapath::matrix_stats(latency_);
+  Json metrics = Json::object();
+  if (bw["median"].is_number()) {
+    metrics = Json{{"matrix_min_GBps", bw["min"]},
+                   {"matrix_median_GBps", bw["median"]},
+                   {"matrix_max_GBps", bw["max"]},
+                   {"latency_median_us", lat["median"]}};
+  }
+  const std::size_t peak = src_.bytes() * static_cast<std::size_t>(env_.nranks) + chain_.bytes();
+  return Json{{"peak_bytes", peak},
+              {"bw_matrix_GBps", bw_},
+              {"latency_matrix_us", latency_},
+              {"metrics", metrics}};
+}
+
+}  // namespace
+
+}  // namespace mgbench::bench
+
+namespace {
+// How reports show p2p: GB/s per pair of the headline op, the matrix's spread and latency, and
+// the full pair matrix of the largest group as a summary table.
+mgbench::Presentation p2p_presentation() {
+  using namespace mgbench;
+  return Presentation()
+      .metric(MetricSpec("GBps_per_pair", "GB/s per pair", "GB/s").format(ValueFormat::fixed, 1))
+      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s").format(ValueFormat::fixed, 1))
+      .metric(MetricSpec("matrix_min_GBps", "slowest pair GB/s", "GB/s").format(ValueFormat::fixed, 1))
+      .metric(MetricSpec("matrix_median_GBps", "median pair GB/s", "GB/s")
+                  .format(ValueFormat::fixed, 1))
+      .metric(MetricSpec("latency_median_us", "median latency", "us")
+                  .format(ValueFormat::fixed, 2)
+                  .better(Better::lower))
+      .axis(AxisSpec("bytes", "copy size").format(ValueFormat::bytes).log2())
+      .table(TableSpec()
+                 .sort_by({"engine", "direction", "bytes", "gpus"})
+                 .column(ColumnSpec::gpus())
+                 .column(ColumnSpec::devices())
+                 .column(ColumnSpec::param("engine"))
+                 .column(ColumnSpec::param("direction"))
+                 .column(ColumnSpec::param("bytes", "size").format(ValueFormat::bytes))
+                 .column(ColumnSpec::metric("GBps_per_pair", "GB/s/pair").format(ValueFormat::fixed, 1))
+                 .column(ColumnSpec::metric("matrix_min_GBps", "min pair GB/s")
+                             .format(ValueFormat::fixed, 1))
+                 .column(ColumnSpec::metric("matrix_median_GBps", "median pair GB/s")
+                             .format(ValueFormat::fixed, 1))
+                 .column(ColumnSpec::metric("latency_median_us", "latency (us)")
+                             .format(ValueFormat::fixed, 2))
+                 .column(ColumnSpec::verification("wrong", "#wrong", "N/A"))
+                 .tail())
+      .chart(ChartSpec::scaling())
+      .summary(SummarySpec("", "pair matrix", "every ordered pair alone, largest group")
+                   .column("engine", "engine")
+                   .column("direction", "direction")
+                   .column("bytes", "size", ValueFormat::bytes)
+                   .column("src", "from GPU", ValueFormat::count)
+                   .column("dst", "to GPU", ValueFormat::count)
+                   .column("GBps", "GB/s", ValueFormat::fixed, 1)
+                   .column("latency_us", "latency (us)", ValueFormat::fixed, 2));
+}
+}  // namespace
+
+MGBENCH_REGISTER_WORKLOAD(
+    mgbench::Workload("p2p")
+        .summary("GPU <-> GPU bandwidth and latency matrix: copy engines (cudaMemcpyPeerAsync) "
+                 "and SM stores/loads over peer access, one direction and both")
+        .formulas("GB/s per pair = bytes (uni) or 2 x bytes (bidir) / t / 1e9 (t = slowest "
+                  "rank's median time; pairs (0,1), (2,3)... at once); aggregate = pairs x per "
+                  "pair. Matrix: each ordered pair alone; latency = one 4-byte peer copy (ce) "
+                  "or one dependent remote load (sm).")
+        .requirements("2 or more GPUs with peer access between every pair (else waived)")
+        .axis(mgbench::Axis::text("engine", {"ce", "sm"})
+                  .allowed({"ce", "sm"})
+                  .describe("ce: cudaMemcpyPeerAsync (copy engines); sm: own copy kernel storing "
+                            "into the peer's memory"))
+        .axis(mgbench::Axis::text("direction", {"uni", "bidir"})
+                  .quick({"uni"})
+                  .allowed({"uni", "bidir"})
+                  .describe("uni: one direction; bidir: both directions at once"))
+        .axis(mgbench::Axis::size("bytes", {"268435456"})
+                  .quick({"67108864"})
+                  .full({"268435456", "1073741824"})
+                  .describe("bytes per copy"))
+        .summarize(mgbench::bench::datapath::p2p_summary)
+        .throughput("GBps_aggregate", "GB/s")
+        .present(p2p_presentation())
+        .estimate_seconds_per_point(3.0)
+        .runner(mgbench::bench::make_runner(
+            [](mgbench::bench::RankEnv& env) -> std::unique_ptr<mgbench::bench::RankPoint> {
+              return std::make_unique<mgbench::bench::P2pPoint>(env);
+            },
+            mgbench::bench::datapath::p2p_metrics, mgbench::bench::RunnerOptions{false, true})));
