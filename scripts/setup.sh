@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the build dependencies (Debian/Ubuntu, apt-get) and configures + builds mgbench.
 # Idempotent: installs only what is missing and rebuilds only what changed.
-#   scripts/setup.sh [PRESET]      PRESET: release (default), ci, debug
+#   scripts/setup.sh [PRESET]      PRESET: release (default), ci, debug, asan, fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-release}"
 
 required=(cmake ninja-build g++ catch2 libcxxopts-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev libbenchmark-dev)
-optional=(libsqlite3-dev libopenmpi-dev python3 python3-jsonschema chromium ccache universal-ctags)
+optional=(libsqlite3-dev libopenmpi-dev python3 python3-jsonschema chromium ccache universal-ctags libfuzzer-16-dev)
 
 missing() {
   local out=()

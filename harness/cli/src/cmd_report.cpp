@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/csv.hpp"
@@ -59,6 +60,7 @@ int cmd_report(int argc, char** argv) {
   if (format != "html" && format != "md" && format != "csv" && format != "text") {
     throw UsageError("unknown --format '" + format + "' (expected html, md, csv or text)");
   }
+  if (parse_only()) return 0;
 
   const RunResult run = load_results(inputs.front());
 
