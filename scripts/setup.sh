@@ -8,7 +8,7 @@ preset="${1:-release}"
 
 required=(cmake ninja-build g++ catch2 libcxxopts-dev libspdlog-dev libfmt-dev
           nlohmann-json3-dev libbenchmark-dev)
-optional=(libsqlite3-dev libopenmpi-dev python3 python3-jsonschema chromium ccache universal-ctags libfuzzer-16-dev)
+optional=(libsqlite3-dev libopenmpi-dev python3 python3-jsonschema chromium ccache universal-ctags libfuzzer-16-dev libclang-rt-16-dev)
 
 missing() {
   local out=()
