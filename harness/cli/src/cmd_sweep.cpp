@@ -162,7 +162,10 @@ int cmd_sweep(int argc, char** argv) {
   parsed.erase(std::remove(parsed.begin() + (parsed.empty() ? 0 : 1), parsed.end(), "--force"),
                parsed.end());
   SweepOptions options = parse(parsed);
-  if (parse_only()) return 0;
+  if (parse_only()) {
+    validate_sweep_arguments(options);  // what run_sweep checks before any device is probed
+    return 0;
+  }
   set_log_verbosity(options.verbosity);
   if (options.resume_dir.empty()) {
     return run_sweep(options, given, {}, sweep_sinks(options));
