@@ -4,7 +4,8 @@
 # headers by a small CMake project (scripts/setup_probe) that finds them as the real build does.
 # With nothing missing, no package manager is called (works offline).
 #
-#   scripts/setup.sh [PRESET]   check, install what is missing, build (PRESET: release, ci, debug)
+#   scripts/setup.sh [PRESET]   check, install what is missing, build (PRESET: release, ci, debug,
+#                               asan, fuzz)
 #   scripts/setup.sh --check    check only: one line per missing piece; never installs or builds
 #   scripts/setup.sh --deps     check and install what is missing; no build
 #
@@ -51,8 +52,9 @@ ctags|optional|universal-ctags|ctags|universal-ctags (size lint)
 promtool|optional|prometheus|-|promtool (Prometheus export check; dnf: take it from the Prometheus release tarball)
 xmllint|optional|libxml2-utils|libxml2|xmllint (JUnit export check)
 help2man|optional|help2man|help2man|help2man (man page)
+fuzzer|optional|clang-16 libfuzzer-16-dev libclang-rt-16-dev|-|clang-16 with libFuzzer and the sanitizer runtimes (fuzz preset)
 '
-TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man"
+TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer"
 LIBS="cublas nccl catch2 cxxopts spdlog fmt json benchmark sqlite mpi"
 
 field() { echo "$PIECES" | awk -F'|' -v p="$1" -v f="$2" '$1 == p { print $f }'; }
@@ -71,6 +73,8 @@ has_tool() {
     jsonschema) [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ;;
     chromium) command -v chromium >/dev/null || command -v chromium-browser >/dev/null ;;
     ctags) grep -q 'Universal Ctags' <<<"$(ctags --version 2>/dev/null)" ;;
+    fuzzer) command -v clang++-16 >/dev/null &&
+            compgen -G '/usr/lib/llvm-16/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ;;
     *) command -v "$1" >/dev/null ;;
   esac
 }
@@ -178,7 +182,7 @@ install_missing() {
     refresh_index
     install_packages "${required[@]}" || say "installing ${required[*]} failed"
   fi
-  for pkg in "${optional[@]}"; do
+  for pkg in ${optional[*]}; do  # a piece may name several packages
     if [[ $UPDATED -eq 1 ]] || offered "$pkg"; then
       install_packages "$pkg" >/dev/null 2>&1 || say "optional package $pkg not installed"
     fi

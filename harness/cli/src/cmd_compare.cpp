@@ -14,6 +14,7 @@
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/compare_report.hpp"
@@ -301,6 +302,7 @@ int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
 
 int cmd_compare(int argc, char** argv) {
   const CompareArgs args = parse_compare_args(argc, argv);
+  if (parse_only()) return 0;
   std::vector<RunResult> runs;
   runs.reserve(args.inputs.size());
   for (const std::string& path : args.inputs) runs.push_back(load_results(path));

@@ -35,6 +35,7 @@ int cmd_doctor(int argc, char** argv) {
   if (!(load_seconds > 0 && load_seconds <= 600)) {
     throw UsageError("--load-seconds must be in (0, 600]");
   }
+  if (parse_only()) return 0;
 
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
   if (with_load) {

@@ -14,6 +14,7 @@
 #include <cxxopts.hpp>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/stats.hpp"
@@ -405,6 +406,7 @@ int cmd_history(int argc, char** argv) {
   const bool json = parsed.count("json") > 0;
   const std::string db =
       parsed.count("db") ? parsed["db"].as<std::string>() : default_history_path();
+  if (parse_only()) return 0;
 
   const HistoryStore store(db, /*create=*/false);
   if (sub == "list") return history_list(store, json);

@@ -172,6 +172,7 @@ int cmd_info(int argc, char** argv) {
                            "fingerprint.");
   options.add_options()("json", "print the environment fingerprint as JSON")("h,help", "this help");
   const cxxopts::ParseResult args = parse_command_line(options, argc, argv);
+  if (parse_only()) return 0;
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
   const Json env = collect_environment(inventory);
   if (args.count("json")) {

@@ -83,6 +83,7 @@ int cmd_list(int argc, char** argv) {
   cxxopts::Options cli("mgbench list", "List workloads, their parameters and defaults.");
   cli.add_options()("json", "machine-readable output")("h,help", "this help");
   const cxxopts::ParseResult args = parse_command_line(cli, argc, argv);
+  if (parse_only()) return 0;
   if (args.count("json")) {
     std::cout << workloads_json().dump(2) << "\n";
   } else {

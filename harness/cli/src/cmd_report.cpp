@@ -9,6 +9,7 @@
 #include <string>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/csv.hpp"
@@ -82,6 +83,7 @@ int cmd_report(int argc, char** argv) {
     throw UsageError("unknown --format '" + format +
                      "' (expected html, md, csv, text, prom or gbench)");
   }
+  if (parse_only()) return 0;
 
   const RunResult run = load_results(inputs.front());
 

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/run/orchestrator.hpp"
@@ -161,6 +162,10 @@ int cmd_sweep(int argc, char** argv) {
   parsed.erase(std::remove(parsed.begin() + (parsed.empty() ? 0 : 1), parsed.end(), "--force"),
                parsed.end());
   SweepOptions options = parse(parsed);
+  if (parse_only()) {
+    validate_sweep_arguments(options);  // what run_sweep checks before any device is probed
+    return 0;
+  }
   set_log_verbosity(options.verbosity);
   if (options.resume_dir.empty()) {
     return run_sweep(options, given, {}, sweep_sinks(options));

@@ -10,6 +10,7 @@
 #include <cxxopts.hpp>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
@@ -50,8 +51,10 @@ int cmd_worker(int argc, char** argv) {
   cxxopts::Options options("mgbench worker", "internal: runs one group for the orchestrator");
   options.add_options()("result-fd", "file descriptor for results",
                         cxxopts::value<int>()->default_value("3"));
-  const auto args = options.parse(argc, argv);
+  options.add_options()("h,help", "this help");
+  const auto args = parse_command_line(options, argc, argv);
   const int fd = args["result-fd"].as<int>();
+  if (parse_only()) return 0;
 
   const std::string input((std::istreambuf_iterator<char>(std::cin)),
                           std::istreambuf_iterator<char>());

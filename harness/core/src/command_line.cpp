@@ -6,6 +6,13 @@
 
 namespace mgbench {
 
+namespace {
+bool g_parse_only = false;
+}  // namespace
+
+void set_parse_only(bool on) { g_parse_only = on; }
+bool parse_only() { return g_parse_only; }
+
 cxxopts::ParseResult parse_command_line(cxxopts::Options& options, int argc, char** argv) {
   cxxopts::ParseResult args;
   try {

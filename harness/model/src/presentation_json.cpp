@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "mgbench/model/presentation.hpp"
+#include "mgbench/core/json_number.hpp"
 
 namespace mgbench {
 namespace {
@@ -34,6 +35,12 @@ constexpr ChartKind kCharts[] = {ChartKind::scaling, ChartKind::line, ChartKind:
 using Strings = std::vector<std::string>;
 
 Json optional_number(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+// Digits shown: 0 to 17 (a double holds no more); a larger count would make the formatter
+// allocate without bound.
+int digits_from(const Json& j, int fallback) {
+  return j.contains("digits") ? json_integer<int>(j.at("digits"), "digits", 0, 17) : fallback;
+}
+
 std::optional<double> optional_number(const Json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
   return j.at(key).get<double>();
@@ -47,7 +54,7 @@ Json metric_json(const MetricSpec& m) {
 MetricSpec metric_from(const Json& j) {
   MetricSpec m(j.at("name").get<std::string>(), j.value("label", ""), j.value("unit", ""));
   m.format_ = enum_from(j, "format", kFormats, ValueFormat::number);
-  m.digits = j.value("digits", 4);
+  m.digits = digits_from(j, 4);
   m.better_ = enum_from(j, "better", kBetter, Better::higher);
   return m;
 }
@@ -82,7 +89,7 @@ ColumnSpec column_from(const Json& j) {
   c.key = j.value("key", "");
   c.header = j.value("header", "");
   c.format_ = enum_from(j, "format", kFormats, ValueFormat::number);
-  c.digits = j.value("digits", 4);
+  c.digits = digits_from(j, 4);
   c.median_scale = optional_number(j, "median_scale");
   c.per_gpu_of = j.value("per_gpu_of", "");
   c.share_of = j.value("share_of", "");
@@ -142,11 +149,11 @@ ChartSpec chart_from(const Json& j) {
   c.total = j.value("total", Strings{});
   for (const Json& p : j.value("parts", Json::array())) {
     c.parts.push_back(StackPart{p.value("metrics", Strings{}), p.value("label", ""),
-                                p.value("colour", -1)});
+                                json_integer_or(p, "colour", -1)});
   }
   c.remainder_label = j.value("remainder_label", "");
   c.require = j.value("require", "");
-  c.max_charts = j.value("max_charts", 8);
+  c.max_charts = json_integer_or(j, "max_charts", 8);
   return c;
 }
 
@@ -162,7 +169,7 @@ SummarySpec summary_from(const Json& j) {
   SummarySpec s(j.value("key", ""), j.value("title", ""), j.value("caption", ""));
   for (const Json& c : j.at("columns")) {
     s.column(c.at("field").get<std::string>(), c.value("header", ""),
-             enum_from(c, "format", kFormats, ValueFormat::text), c.value("digits", 2));
+             enum_from(c, "format", kFormats, ValueFormat::text), digits_from(c, 2));
   }
   return s;
 }

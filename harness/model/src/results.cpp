@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_number.hpp"
 #include "mgbench/core/file_io.hpp"
 #include "mgbench/model/group.hpp"
 
@@ -58,7 +59,7 @@ void to_json(Json& j, const Statistics& s) {
 }
 
 void from_json(const Json& j, Statistics& s) {
-  s.n = j.at("n").get<std::size_t>();
+  s.n = json_integer<std::size_t>(j.at("n"), "n");
   s.median = j.at("median").get<double>();
   s.mean = j.at("mean").get<double>();
   s.min = j.at("min").get<double>();
@@ -100,23 +101,23 @@ void to_json(Json& j, const PointResult& p) {
 
 void from_json(const Json& j, PointResult& p) {
   try {
-    p.index = j.at("index").get<std::size_t>();
+    p.index = json_integer<std::size_t>(j.at("index"), "index");
     p.workload = j.at("workload").get<std::string>();
     p.params = j.at("params");
     if (!p.params.is_object()) throw UsageError("point params is not an object");
-    p.gpus = j.at("gpus").get<int>();
-    p.devices = j.at("devices").get<std::vector<int>>();
+    p.gpus = json_integer<int>(j.at("gpus"), "gpus", 0);
+    p.devices = json_integers<int>(j.at("devices"), "devices");
     p.status = status_from_string(j.at("status").get<std::string>());
     p.message = j.value("message", "");
     p.noisy = j.value("noisy", false);
-    p.ops_per_sample = j.value("ops_per_sample", std::size_t{1});
+    p.ops_per_sample = json_integer_or<std::size_t>(j, "ops_per_sample", 1);
     p.samples = j.at("samples").get<std::vector<double>>();
     p.stats = j.at("stats").get<Statistics>();
     p.ranks.clear();
     for (const auto& r : j.value("ranks", Json::array())) {
       RankTiming t;
-      t.rank = r.at("rank").get<int>();
-      t.device = r.at("device").get<int>();
+      t.rank = json_integer<int>(r.at("rank"), "rank");
+      t.device = json_integer<int>(r.at("device"), "device");
       t.median_s = r.at("median_s").get<double>();
       t.mean_s = r.at("mean_s").get<double>();
       p.ranks.push_back(t);
@@ -245,11 +246,11 @@ void to_json(Json& j, const RunSettings& s) {
 }
 
 void from_json(const Json& j, RunSettings& s) {
-  s.stopping.min_samples = j.at("min_samples").get<std::size_t>();
+  s.stopping.min_samples = json_integer<std::size_t>(j.at("min_samples"), "min_samples");
   s.stopping.min_time_s = j.at("min_time_s").get<double>();
   s.stopping.max_time_s = j.at("max_time_s").get<double>();
   s.stopping.max_noise = j.at("max_noise").get<double>();
-  s.stopping.max_samples = j.value("max_samples", s.stopping.max_samples);
+  s.stopping.max_samples = json_integer_or(j, "max_samples", s.stopping.max_samples);
   s.warmup_s = j.value("warmup_s", s.warmup_s);
   s.target_sample_s = j.value("target_sample_s", s.target_sample_s);
   s.gate_timeout_s = j.value("gate_timeout_s", s.gate_timeout_s);
@@ -270,12 +271,12 @@ void to_json(Json& j, const GroupSpec& g) {
 }
 
 void from_json(const Json& j, GroupSpec& g) {
-  g.group_index = j.at("group_index").get<std::size_t>();
+  g.group_index = json_integer<std::size_t>(j.at("group_index"), "group_index");
   g.workload = j.at("workload").get<std::string>();
-  g.devices = j.at("devices").get<std::vector<int>>();
+  g.devices = json_integers<int>(j.at("devices"), "devices");
   g.points.clear();
   for (const auto& p : j.at("points")) {
-    g.points.push_back({p.at("index").get<std::size_t>(), p.at("params")});
+    g.points.push_back({json_integer<std::size_t>(p.at("index"), "index"), p.at("params")});
   }
   g.settings = j.at("settings").get<RunSettings>();
 }

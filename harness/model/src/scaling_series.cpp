@@ -1,5 +1,6 @@
 // Scaling series and verdicts <-> JSON (see scaling_series.hpp).
 #include "mgbench/model/scaling_series.hpp"
+#include "mgbench/core/json_number.hpp"
 
 namespace mgbench {
 namespace {
@@ -36,14 +37,14 @@ void to_json(Json& j, const ScalingRow& row) {
 
 void from_json(const Json& j, ScalingRow& row) {
   row = ScalingRow{};
-  row.gpus = j.at("gpus").get<int>();
+  row.gpus = json_integer<int>(j.at("gpus"), "gpus");
   row.throughput = j.at("throughput").get<double>();
   row.time_s = j.value("time_s", 0.0);
   row.speedup = optional_number(j, "speedup").value_or(1.0);
   row.efficiency = optional_number(j, "efficiency").value_or(1.0);
   row.karp_flatt = optional_number(j, "karp_flatt");
   row.marginal_efficiency = optional_number(j, "marginal_efficiency");
-  row.point_index = j.value("point_index", std::size_t{0});
+  row.point_index = json_integer_or<std::size_t>(j, "point_index", 0);
 }
 
 void to_json(Json& j, const ScalingSeries& series) {
@@ -87,7 +88,7 @@ void from_json(const Json& j, RunVerdict& v) {
   } else if (!anomalies.is_null()) {
     v.anomalies.push_back(anomaly_text(anomalies));
   }
-  v.gpus_max = j.value("gpus_max", 1);
+  v.gpus_max = json_integer_or(j, "gpus_max", 1);
   v.speedup = optional_number(j, "speedup").value_or(1.0);
   v.efficiency = optional_number(j, "efficiency").value_or(1.0);
 }

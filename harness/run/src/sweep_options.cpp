@@ -88,12 +88,14 @@ T choose(const std::string& option, const std::string& text,
   throw UsageError(fmt::format("invalid --{} '{}': expected {}", option, text, names));
 }
 
-// --NAME as a number above zero (or at least zero with `allow_zero`).
+// --NAME as a number above zero (or at least zero with `allow_zero`), at most 1e8: a time beyond
+// that (three years) would overflow the clocks' nanosecond counts once scaled into a time-out.
 double parse_number(const Args& args, const char* name, bool allow_zero) {
   const double value = parse_double(str(args, name), std::string("--") + name);
   if (allow_zero ? value < 0 : value <= 0) {
     throw UsageError(fmt::format("invalid --{}: must be {}", name, allow_zero ? ">= 0" : "> 0"));
   }
+  if (value > 1e8) throw UsageError(fmt::format("invalid --{}: must be at most 1e8", name));
   return value;
 }
 

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_number.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/test_hooks.hpp"
 
@@ -43,7 +44,7 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
       m.kind = WorkerMessageKind::hello;
     } else if (type == "started") {
       m.kind = WorkerMessageKind::started;
-      m.index = j.at("index").get<std::size_t>();
+      m.index = json_integer<std::size_t>(j.at("index"), "index");
     } else if (type == "point") {
       m.kind = WorkerMessageKind::point;
       m.point = j.at("result").get<PointResult>();

@@ -1,0 +1,24 @@
+# Sanitizers on host code, and the libFuzzer build of the fuzz targets.
+#
+# MGBENCH_SANITIZE: a -fsanitize= list (the asan preset: address,undefined,float-cast-overflow,
+# the last of which GCC leaves out of "undefined"). It applies to C and C++ only: CUDA files
+# compiled by nvcc are not instrumented, which is fine for host-side findings. Every finding
+# aborts (no recovery) so a test cannot pass over it.
+# MGBENCH_BUILD_FUZZ: the libFuzzer targets (clang only, the fuzz preset). The regression
+# runners that replay tests/fuzz/<target>/ need no fuzzer and are built with the tests.
+set(MGBENCH_SANITIZE "" CACHE STRING "Host-code sanitizers, e.g. address,undefined (empty: none)")
+option(MGBENCH_BUILD_FUZZ "Build the libFuzzer targets (clang)" OFF)
+
+if(MGBENCH_SANITIZE)
+  set(_mgbench_san_flags -fsanitize=${MGBENCH_SANITIZE} -fno-sanitize-recover=undefined
+      -fno-omit-frame-pointer -g -O1)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND _mgbench_san_flags -fno-sanitize-recover=float-cast-overflow)
+  endif()
+  add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${_mgbench_san_flags}>")
+  add_link_options("$<$<LINK_LANGUAGE:C,CXX>:-fsanitize=${MGBENCH_SANITIZE}>")
+endif()
+
+if(MGBENCH_BUILD_FUZZ AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "MGBENCH_BUILD_FUZZ needs clang (libFuzzer): use the fuzz preset")
+endif()

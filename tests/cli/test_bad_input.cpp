@@ -1,0 +1,274 @@
+// Bad input to every command that reads something: truncated, huge, deeply nested and
+// wrong-typed JSON, other schema versions, a directory where a file should be, unreadable files,
+// hostile strings. Each case must end with its exit code (2 usage, 4 environment), exactly one
+// line on stderr naming the problem, nothing on stdout, no signal, and the case's directory
+// unchanged (nothing half-written). docs/BAD-INPUT.md lists the same table.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "catch_compat.hpp"
+#include "support.hpp"
+#include "sweep_support.hpp"
+
+using mgbench::test::line_count;
+using mgbench::test::run_mgbench;
+
+namespace {
+
+// `setup` is a shell script run in the case's directory $D before the command ($S: tests/data).
+// `command` is mgbench's arguments, with $D and $S replaced. `message`: a part of the one line.
+struct BadInputCase {
+  const char* name;
+  const char* setup;
+  const char* command;
+  int exit_code;
+  const char* message;
+};
+
+// A results document with one point whose fields are overridden by `point_fields` (sh printf).
+#define MGBENCH_POINT(fields)                                                          \
+  "printf '%s' '{\"schema_version\":2,\"points\":[{\"index\":0,\"workload\":\"gemm\"," \
+  "\"params\":{},\"gpus\":1,\"devices\":[0],\"status\":\"ok\",\"samples\":[1.0],"      \
+  "\"stats\":{\"n\":1,\"median\":1,\"mean\":1,\"min\":1,\"max\":1,\"stdev\":0,"        \
+  "\"rel_stdev\":0,\"p05\":1,\"p95\":1,\"ci_low\":1,\"ci_high\":1}" fields "}]}' > p.json"
+
+const BadInputCase kCases[] = {
+    // report: the results file
+    {"report: missing file", "", "report $D/nope.json -o $D/r.html", 2, "cannot read"},
+    {"report: empty file", ": > e.json", "report $D/e.json -o $D/r.html", 2, "not valid JSON"},
+    {"report: truncated JSON", "head -c 5000 $S/report_sample.json > t.json",
+     "report $D/t.json -o $D/r.html", 2, "not valid JSON"},
+    {"report: binary garbage", "head -c 4096 /dev/urandom > g.json; printf '\\377' >> g.json",
+     "report $D/g.json -o $D/r.html", 2, "not valid JSON"},
+    {"report: a directory as the results file", "mkdir d.json", "report $D/d.json -o $D/r.html", 2,
+     "d.json"},
+    {"report: deeply nested arrays", "head -c 500000 /dev/zero | tr '\\0' '[' > n.json",
+     "report $D/n.json -o $D/r.html", 2, "n.json"},
+    {"report: deeply nested objects", "yes '{\"a\":' | head -n 200000 | tr -d '\\n' > o.json",
+     "report $D/o.json -o $D/r.html", 2, "o.json"},
+    {"report: huge unterminated string",
+     "{ printf '{\"schema_version\":2,\"host\":\"'; head -c 30000000 /dev/zero | tr '\\0' x; } > "
+     "h.json",
+     "report $D/h.json -o $D/r.html", 2, "not valid JSON"},
+    {"report: top level is an array", "printf '[1,2,3]' > a.json", "report $D/a.json -o $D/r.html",
+     2, "not a JSON object"},
+    {"report: top level is null", "printf 'null' > a.json", "report $D/a.json -o $D/r.html", 2,
+     "not a JSON object"},
+    {"report: no schema_version", "printf '{\"points\":[]}' > v.json",
+     "report $D/v.json -o $D/r.html", 2, "schema_version"},
+    {"report: schema_version is a string",
+     "printf '{\"schema_version\":\"2\",\"points\":[]}' > v.json", "report $D/v.json -o $D/r.html",
+     2, "schema_version"},
+    {"report: schema_version 99 (newer)", "printf '{\"schema_version\":99,\"points\":[]}' > v.json",
+     "report $D/v.json -o $D/r.html", 2, "unsupported results schema_version 99"},
+    {"report: schema_version 0 (older)", "printf '{\"schema_version\":0,\"points\":[]}' > v.json",
+     "report $D/v.json -o $D/r.html", 2, "unsupported results schema_version 0"},
+    {"report: schema_version is a float",
+     "printf '{\"schema_version\":2.5,\"points\":[]}' > v.json", "report $D/v.json -o $D/r.html", 2,
+     "schema_version"},
+    {"report: points is a string", "printf '{\"schema_version\":2,\"points\":\"many\"}' > v.json",
+     "report $D/v.json -o $D/r.html", 2, "malformed"},
+    {"report: no points", "printf '{\"schema_version\":2}' > v.json",
+     "report $D/v.json -o $D/r.html", 2, "points"},
+    {"report: gpus is a string", MGBENCH_POINT(",\"gpus\":\"two\""),
+     "report $D/p.json -o $D/r.html", 2, "gpus"},
+    {"report: gpus is 1e300", MGBENCH_POINT(",\"gpus\":1e300"), "report $D/p.json -o $D/r.html", 2,
+     "gpus"},
+    {"report: index is negative", MGBENCH_POINT(",\"index\":-1"), "report $D/p.json -o $D/r.html",
+     2, "index"},
+    {"report: a sample is a string", MGBENCH_POINT(",\"samples\":[\"fast\"]"),
+     "report $D/p.json -o $D/r.html", 2, "malformed point"},
+    {"report: unknown status", MGBENCH_POINT(",\"status\":\"great\""),
+     "report $D/p.json -o $D/r.html", 2, "great"},
+    {"report: params is an array", MGBENCH_POINT(",\"params\":[1]"),
+     "report $D/p.json -o $D/r.html", 2, "params"},
+    {"report: output into a missing directory", "cp $S/report_sample.json r.json",
+     "report $D/r.json -o $D/missing/r.html", 4, "missing/r.html"},
+    {"report: output is a directory", "cp $S/report_sample.json r.json; mkdir out.html",
+     "report $D/r.json -o $D/out.html", 4, "out.html"},
+    {"report: hostile --format (newline, escape)", "cp $S/report_sample.json r.json",
+     "report $D/r.json --format \"$(printf 'x\\n\\033[31mred')\"", 2, "unknown --format"},
+    {"report: two results files", "cp $S/report_sample.json r.json", "report $D/r.json $D/r.json",
+     2, "expected one results file"},
+    // compare: its inputs and options
+    {"compare: one input", "", "compare $S/compare/base.json", 2, "at least two"},
+    {"compare: NEW missing", "", "compare $S/compare/base.json $D/nope.json", 2, "cannot read"},
+    {"compare: NEW is a directory", "mkdir d.json", "compare $S/compare/base.json $D/d.json", 2,
+     "d.json"},
+    {"compare: NEW truncated", "head -c 3000 $S/compare/slower.json > t.json",
+     "compare $S/compare/base.json $D/t.json", 2, "not valid JSON"},
+    {"compare: BASE from a newer schema", "printf '{\"schema_version\":3,\"points\":[]}' > v.json",
+     "compare $D/v.json $S/compare/base.json", 2, "unsupported results schema_version 3"},
+    {"compare: wrong-typed point", MGBENCH_POINT(",\"devices\":\"0,1\""),
+     "compare $S/compare/base.json $D/p.json", 2, "devices"},
+    {"compare: --threshold not a number", "",
+     "compare $S/compare/base.json $S/compare/slower.json --threshold abc", 2, "abc"},
+    {"compare: --threshold 150%", "",
+     "compare $S/compare/base.json $S/compare/slower.json --threshold 150%", 2, "--threshold"},
+    {"compare: --alpha 2", "", "compare $S/compare/base.json $S/compare/slower.json --alpha 2", 2,
+     "--alpha"},
+    {"compare: --price without offers", "",
+     "compare $S/compare/base.json $S/compare/slower.json --price base=2", 2, "--price"},
+    {"compare: --price for no label", "",
+     "compare $S/compare/base.json $S/compare/slower.json --offers --price zz=2", 2, "zz"},
+    {"compare: empty --label", "", "compare $S/compare/base.json $S/compare/slower.json --label ''",
+     2, "empty label"},
+    {"compare: --baseline is a directory", "mkdir b.json",
+     "compare $S/compare/base.json $S/compare/slower.json --baseline $D/b.json", 2, "b.json"},
+    // history: its database and options
+    {"history: no subcommand", "", "history", 2, "expected a subcommand"},
+    {"history: unknown subcommand", "", "history frob", 2, "unknown subcommand"},
+    {"history: show without a run", "", "history show --db $D/h.db", 2, "expected one RUN"},
+    {"history: database is a directory", "mkdir h.db", "history list --db $D/h.db", 2,
+     "is a directory"},
+    {"history: database is not SQLite", "head -c 8192 /dev/urandom > h.db",
+     "history list --db $D/h.db", 2, "not an SQLite database"},
+    {"history: trend without --workload", "", "history trend --db $D/h.db", 2, "--workload"},
+    {"history: --gpus on list", "", "history list --gpus 2 --db $D/h.db", 2, "--gpus"},
+    {"history: hostile --by (newline, escape)", "",
+     "history trend --workload gemm --metric tflops --by \"$(printf 'x\\n\\033[2J')\" --db $D/h.db",
+     2, "--by"},
+    {"history: --gpus with a newline", "",
+     "history trend --workload gemm --metric tflops --gpus \"$(printf '1\\n2')\" --db $D/h.db", 2,
+     "--gpus"},
+    // info and doctor: options (checked before any device is probed)
+    {"info: unknown option", "", "info --bogus", 2, "bogus"},
+    {"info: stray argument", "", "info extra", 2, "extra"},
+    {"doctor: --load-seconds 0", "", "doctor --load-seconds 0", 2, "--load-seconds"},
+    {"doctor: --load-seconds not a number", "", "doctor --load-seconds abc", 2, "abc"},
+    {"doctor: --load-seconds 1e9", "", "doctor --load-seconds 1e9", 2, "--load-seconds"},
+    // sweep: options and the journal of --resume (all before any device is probed)
+    {"sweep: --resume of a directory without a journal", "mkdir run", "sweep --resume $D/run", 2,
+     "journal"},
+    {"sweep: --resume with a garbage journal",
+     "mkdir run; head -c 4096 /dev/urandom > run/journal.jsonl", "sweep --resume $D/run", 2,
+     "no header"},
+    {"sweep: --resume with a deeply nested journal header",
+     "mkdir run; { printf '{\"type\":\"header\",\"run\":'; head -c 300000 /dev/zero | tr '\\0' "
+     "'['; "
+     "} > run/journal.jsonl",
+     "sweep --resume $D/run", 2, "no header"},
+    {"sweep: --resume with a journal of another version",
+     "mkdir run; printf '%s\\n' '{\"type\":\"header\",\"run\":{\"argv\":[\"mgbench\",\"sweep\"],"
+     "\"tool\":{\"version\":\"9.9.9\"}}}' > run/journal.jsonl",
+     "sweep --resume $D/run", 2, "9.9.9"},
+    {"sweep: --resume where the journal is a directory", "mkdir -p run/journal.jsonl",
+     "sweep --resume $D/run", 2, "journal"},
+    {"sweep: --out is a file", "printf x > out",
+     "sweep --workloads selftest --gpus 1 --skip-doctor --no-telemetry --no-history -q --out $D/out",
+     4, "cannot create the output directory"},
+    {"sweep: hostile --workloads (newline, escape)", "",
+     "sweep --dry-run --workloads \"$(printf 'gemm\\n\\033[31mx')\"", 2, "unknown workload"},
+    {"sweep: --group-timeout 1e300 (would overflow the clock)", "",
+     "sweep --dry-run --gpus 1 --group-timeout 1e300", 2, "at most 1e8"},
+    {"sweep: --max-time-per-point 1e12", "", "sweep --dry-run --gpus 1 --max-time-per-point 1e12",
+     2, "at most 1e8"},
+    {"sweep: --dtypes fp7", "", "sweep --dry-run --dtypes fp7", 2, "unknown dtype 'fp7'"},
+    {"sweep: --workloads nope", "", "sweep --dry-run --workloads nope", 2,
+     "unknown workload 'nope'"},
+};
+
+std::string substitute(std::string text, const std::string& dir) {
+  const std::map<std::string, std::string> vars = {{"$D", dir},
+                                                   {"$S", MGBENCH_SOURCE_DIR "/tests/data"}};
+  for (const auto& [name, value] : vars) {
+    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
+      text.replace(at, name.size(), value);
+      at += value.size();
+    }
+  }
+  return text;
+}
+
+// Every entry under `dir` with its size and modification time: what "unchanged" compares.
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> entries;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    struct stat st {};
+    ::lstat(e.path().c_str(), &st);
+    entries[e.path().string()] = std::to_string(st.st_size) + "@" +
+                                 std::to_string(st.st_mtim.tv_sec) + "." +
+                                 std::to_string(st.st_mtim.tv_nsec);
+  }
+  return entries;
+}
+
+bool one_line(const std::string& text) {
+  return line_count(text) == 1 && !text.empty() && text.back() == '\n';
+}
+
+// One row of docs/BAD-INPUT.md.
+void print_row(const BadInputCase& c, const mgbench::test::CommandOutput& r) {
+  std::string err = r.err.substr(0, r.err.find('\n'));
+  for (auto& ch : err) {
+    if (ch == '|') ch = '/';
+  }
+  std::cout << "| " << c.name << " | `mgbench " << c.command << "` | " << r.exit_code << " | "
+            << err << " |\n";
+}
+
+}  // namespace
+
+TEST_CASE("bad input: one line, exit 2 or 4, no signal, nothing written") {
+  // The test workload and fake GPUs: no real device is ever probed or used.
+  const std::string env = mgbench::test::kSelftestEnv + " HOME=";
+  for (const BadInputCase& c : kCases) {
+    const std::string dir = mgbench::test::temp_dir("bad-input");
+    const std::string setup = *c.setup ? substitute(c.setup, dir) : "true";
+    REQUIRE(std::system(("cd '" + dir + "' && " + setup).c_str()) == 0);
+    const auto before = snapshot(dir);
+    const auto r = run_mgbench(substitute(c.command, dir), env + dir);
+    print_row(c, r);
+    INFO(c.name << "\nmgbench " << c.command << "\nexit " << r.exit_code << "\nstdout: " << r.out
+                << "\nstderr: " << r.err);
+    CHECK(r.exit_code == c.exit_code);
+    CHECK(r.exit_code < 128);  // no signal
+    CHECK(one_line(r.err));
+    CHECK(r.err.find(c.message) != std::string::npos);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(snapshot(dir) == before);
+    std::filesystem::remove_all(dir);
+  }
+  CHECK(sizeof(kCases) / sizeof(kCases[0]) >= 40);
+}
+
+// chmod 000 does not stop root: as root the command runs as user nobody (setpriv), and where
+// that is impossible the case is not checked and says why.
+TEST_CASE("bad input: an unreadable results file exits 2 with one line") {
+  const std::string dir = mgbench::test::temp_dir("bad-input-unreadable");
+  const std::string file = dir + "/r.json";
+  REQUIRE(std::system(
+              ("cp " MGBENCH_SOURCE_DIR "/tests/data/report_sample.json " + file).c_str()) == 0);
+  ::chmod(file.c_str(), 0);
+  ::chmod(dir.c_str(), 0755);
+  std::string prefix;
+  if (::geteuid() == 0) {
+    if (std::system("command -v setpriv >/dev/null 2>&1") != 0) {
+      WARN("running as root without setpriv: chmod 000 does not stop root, case not checked");
+      std::filesystem::remove_all(dir);
+      return;
+    }
+    prefix = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+  }
+  for (const std::string& command :
+       {"report " + file + " -o " + dir + "/r.html", "compare " + file + " " + file}) {
+    const auto before = snapshot(dir);
+    const auto r = run_mgbench(command, prefix);
+    INFO("mgbench " << command << "\nexit " << r.exit_code << "\nstderr: " << r.err);
+    std::cout << "| unreadable results file (chmod 000) | `mgbench " << command << "` | "
+              << r.exit_code << " | " << r.err.substr(0, r.err.find('\n')) << " |\n";
+    CHECK(r.exit_code == 2);
+    CHECK(one_line(r.err));
+    CHECK(r.err.find("cannot read") != std::string::npos);
+    CHECK(snapshot(dir) == before);
+  }
+  std::filesystem::remove_all(dir);
+}
