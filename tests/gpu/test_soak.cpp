@@ -25,7 +25,8 @@ TEST_CASE("a 20-second gemm soak on GPU 0 gives windows, throughput and a verdic
     CHECK(w["throughput"].get<double>() > 0);
     CHECK(w["t_end_s"].get<double>() > w["t_start_s"].get<double>());
   }
-  CHECK(run.soak["measured_s"].get<double>() <= 20.0 + 1e-6);
+  // The load stops when the next window would end past the duration (predicted from the last).
+  CHECK(run.soak["measured_s"].get<double>() <= 20.0 + 2.5);
   const auto& analysis = run.soak["analysis"];
   CHECK(analysis["verdict"].is_string());
   CHECK(analysis["stable"].get<bool>() == (r.exit_code == 0));

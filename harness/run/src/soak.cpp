@@ -153,8 +153,9 @@ class WindowCollector {
     const double t1 = now_s() - start_s_;
     const double t0 = run_.windows.empty() ? std::max(0.0, t1 - point.wall_s)
                                            : run_.windows.back().t_end_s;
-    Json telemetry = point.telemetry;
-    if (telemetry.is_null()) telemetry = monitor_.window_telemetry(point.index, spec_.devices);
+    // The test fake's telemetry, when there is one, replaces what the worker measured.
+    Json telemetry = monitor_.window_telemetry(point.index, spec_.devices);
+    if (telemetry.is_null()) telemetry = point.telemetry;
     run_.points.push_back(point);
     run_.windows.push_back(window_of(point, t0, t1, telemetry, metric_));
     run_.measured_s = t1;

@@ -31,7 +31,8 @@ class SoakMonitor {
   virtual std::vector<SoakEvent> poll(int timeout_ms, std::size_t window) = 0;
   // The slowdown threshold of `device` when known.
   virtual std::optional<double> slowdown_c(int device) = 0;
-  // A stand-in for a window's telemetry summary (the fake only); null otherwise.
+  // A stand-in for a window's telemetry summary (the fake only, which wins over the worker's);
+  // null otherwise.
   virtual Json window_telemetry(std::size_t window, const std::vector<int>& devices);
   // A one-line description ("NVML", "fake", "none: <why>").
   virtual std::string describe() const = 0;
