@@ -105,10 +105,12 @@ std::map<std::string, std::vector<std::string>> soak_default_params(const std::s
 }
 
 RunSettings soak_window_settings(RunSettings settings, double window_s) {
-  settings.stopping.min_samples = 1;
+  settings.stopping.min_samples = 2;
   settings.stopping.min_time_s = window_s;
   settings.stopping.max_time_s = window_s;
-  settings.stopping.max_noise = 0;  // never "converged": every window samples for window_s
+  // Never "converged": no real sample series is this quiet, so every window samples for
+  // window_s (0 itself is not a valid noise target in the results schema).
+  settings.stopping.max_noise = 1e-9;
   settings.target_sample_s = std::min(0.05, window_s / 20);
   settings.group_timeout_s = std::max(settings.group_timeout_s, 10 * window_s + 60);
   return settings;
