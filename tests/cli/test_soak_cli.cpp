@@ -110,10 +110,13 @@ TEST_CASE("soak: a temperature at the slowdown threshold stops it early") {
 
 TEST_CASE("soak: Ctrl-C keeps every window measured (exit 130)") {
   const std::string out = mgbench::test::temp_dir("soak-int");
+  // Interrupted once the log shows window 1 (two windows measured, a third running).
+  const std::string log = out + ".log";
   const std::string cmd = kSoakEnv + "ok sh -c '\"" MGBENCH_BINARY
                           "\" soak --duration 60s --window 1s --param behavior=slow --no-report "
-                          "--out " + out + kFlags + " >/dev/null 2>&1 & pid=$!; sleep 2; "
-                          "kill -INT $pid; wait $pid'";
+                          "--workload selftest --no-history --out " + out + " >/dev/null 2>" +
+                          log + " & pid=$!; for i in $(seq 600); do grep -qs \"window 1:\" " +
+                          log + " && break; sleep 0.05; done; kill -INT $pid; wait $pid'";
   const int status = std::system(cmd.c_str());
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
@@ -124,6 +127,7 @@ TEST_CASE("soak: Ctrl-C keeps every window measured (exit 130)") {
   CHECK(run.points.size() == run.soak["windows"].size());
   check_schema(out + "/results.json");
   std::filesystem::remove_all(out);
+  std::filesystem::remove(log);
 }
 
 TEST_CASE("soak: bad arguments are one line and exit 2") {

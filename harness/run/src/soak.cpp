@@ -161,7 +161,7 @@ class WindowCollector {
     run_.measured_s = t1;
     const std::string hot = too_hot(run_.windows.back(), monitor_);
     if (!hot.empty() && run_.stopped_early.empty()) run_.stopped_early = hot;
-    spdlog::info("window {}: {:.4g} {} ({:.0f} s)", point.index,
+    spdlog::info("window {}: {:.4g} {} (at {:.1f} s)", point.index,
                  run_.windows.back().total_throughput(), metric_, t1);
   }
   // Time the next window would end at, from the last window's length.
@@ -332,9 +332,9 @@ Presentation soak_presentation(const Workload& w) {
 }
 
 void print_verdict(const SoakAnalysis& a, const SoakRun& run, std::ostream& out) {
-  out << fmt::format("soak: {} window(s) in {:.0f} s: {}\n", run.windows.size(), run.measured_s,
+  out << fmt::format("soak: {} window(s) in {:.1f} s: {}\n", run.windows.size(), run.measured_s,
                      a.stable ? "runs stably" : "NOT stable");
-  if (a.time_to_steady_s) out << fmt::format("  steady after {:.0f} s\n", *a.time_to_steady_s);
+  if (a.time_to_steady_s) out << fmt::format("  steady after {:.1f} s\n", *a.time_to_steady_s);
   if (a.degradation) out << fmt::format("  degradation {:.2f} %\n", *a.degradation * 100);
   if (a.gpu_spread) {
     out << fmt::format("  GPU spread {:.2f} % (slowest GPU {})\n", *a.gpu_spread * 100,
@@ -386,7 +386,7 @@ int run_soak(const SoakOptions& options, const std::vector<std::string>& argv,
   const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
   const DirectoryLock lock(out_dir);
   auto monitor = make_soak_monitor(devices, bus_ids);
-  spdlog::info("soak: {} [{}] on GPU(s) {} for {:.0f} s in {:.0f} s windows; health: {}",
+  spdlog::info("soak: {} [{}] on GPU(s) {} for {:.4g} s in {:.4g} s windows; health: {}",
                options.workload, describe_params(params), fmt::join(devices, ","),
                options.duration_s, options.window_s, monitor->describe());
   const Json before = monitor->counters();
