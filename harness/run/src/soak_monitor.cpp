@@ -214,7 +214,10 @@ Json FakeSoakMonitor::window_telemetry(std::size_t window, const std::vector<int
 }
 
 std::uint64_t count_of(const Json& c, const char* key) {
-  return c.contains(key) && c[key].is_number_unsigned() ? c[key].get<std::uint64_t>() : 0;
+  if (!c.contains(key) || !c[key].is_number_integer()) return 0;
+  if (c[key].is_number_unsigned()) return c[key].get<std::uint64_t>();
+  const auto v = c[key].get<std::int64_t>();
+  return v > 0 ? static_cast<std::uint64_t>(v) : 0;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `mgbench soak`'s options, validated before any device is probed.
 #include <cctype>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include <cxxopts.hpp>
@@ -75,8 +76,12 @@ double parse_duration(const std::string& text, const std::string& what) {
     if (j == i) throw bad();
     double value = 0;
     try {
-      value = std::stod(text.substr(i, j - i));
-    } catch (const std::exception&) {
+      std::size_t used = 0;
+      value = std::stod(text.substr(i, j - i), &used);
+      if (used != j - i) throw bad();  // "1.2.3"
+    } catch (const std::invalid_argument&) {
+      throw bad();
+    } catch (const std::out_of_range&) {
       throw bad();
     }
     double unit = 1;
