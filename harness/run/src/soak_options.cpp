@@ -20,11 +20,11 @@ cxxopts::Options soak_cli() {
                            "Sustained load on every GPU of a set; throughput, temperature, "
                            "power, clocks and throttling per window; the \"runs stably\" verdict.");
   options.add_options()
-      ("duration", "how long, e.g. 10m, 9m30s, 90s (default 10m)",
+      ("duration", "how long, e.g. 10m, 9m30s, 90s",
        cxxopts::value<std::string>()->default_value("10m"))
-      ("window", "measurement window, e.g. 10s (default 10s)",
+      ("window", "measurement window, e.g. 10s",
        cxxopts::value<std::string>()->default_value("10s"))
-      ("workload", "the load: gemm (default), train_step or allreduce",
+      ("workload", "the load: gemm, train_step or allreduce",
        cxxopts::value<std::string>()->default_value("gemm"))
       ("gpus", "CUDA devices to load, e.g. 0 or 0,1,2,3 (default: all visible)",
        cxxopts::value<std::string>())
