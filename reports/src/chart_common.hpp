@@ -73,5 +73,8 @@ void memory_charts(const RunResult& run, const std::string& workload,
 void breakdown_charts(const RunResult& run, const std::string& workload,
                       const Presentation& presentation, const ChartSpec& spec, ChartList& charts);
 void telemetry_charts(const RunResult& run, ChartList& charts);
+// ChartSpec::timeseries: `spec.metric` of every GPU of the run's time windows against time.
+void timeseries_charts(const RunResult& run, const std::string& workload, const ChartSpec& spec,
+                       ChartList& charts);
 
 }  // namespace mgbench::reports::detail

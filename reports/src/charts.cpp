@@ -249,6 +249,7 @@ std::vector<ChartEntry> build_charts(const RunResult& run) {
         case ChartKind::breakdown:
           detail::breakdown_charts(run, w, presentation, specs[i], charts);
           break;
+        case ChartKind::timeseries: detail::timeseries_charts(run, w, specs[i], charts); break;
       }
     }
   }

@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
       {"info", "devices, topology, versions and the environment fingerprint", cmd_info},
       {"list", "list workloads, parameters, defaults and requirements", cmd_list},
       {"report", "Render a results file as HTML, Markdown, CSV or text", cmd_report},
+      {"soak", "sustained load over time: throughput, temperature, XIDs; \"runs stably\" verdict",
+       cmd_soak},
       {"sweep", "run the benchmark sweep (see `mgbench sweep --help`)", cmd_sweep},
       {"worker", "internal: run one group for the orchestrator", cmd_worker, true},
   };

@@ -56,6 +56,7 @@ const char* to_string(ChartKind kind) {
     case ChartKind::line: return "line";
     case ChartKind::memory: return "memory";
     case ChartKind::breakdown: return "breakdown";
+    case ChartKind::timeseries: return "timeseries";
   }
   return "line";
 }
@@ -207,6 +208,14 @@ ChartSpec ChartSpec::breakdown(std::string id, std::vector<std::string> total,
   c.total = std::move(total);
   c.remainder_label = std::move(remainder_label);
   c.max_charts = 4;
+  return c;
+}
+ChartSpec ChartSpec::timeseries(std::string id, std::string field) {
+  ChartSpec c;
+  c.kind = ChartKind::timeseries;
+  c.id = std::move(id);
+  c.metric = std::move(field);
+  c.ok_only = false;
   return c;
 }
 ChartSpec& ChartSpec::titled(std::string t) {

@@ -154,6 +154,7 @@ void to_json(Json& j, const RunResult& r) {
            {"presentation", r.presentation},
            {"doctor", r.doctor},
            {"telemetry_series", r.telemetry_series}};
+  if (!r.soak.is_null()) j["soak"] = r.soak;
 }
 
 void from_json(const Json& j, RunResult& r) {
@@ -184,6 +185,7 @@ void from_json(const Json& j, RunResult& r) {
     r.presentation = j.value("presentation", std::map<std::string, Presentation>{});
     r.doctor = j.contains("doctor") ? j.at("doctor") : Json();
     r.telemetry_series = j.contains("telemetry_series") ? j.at("telemetry_series") : Json();
+    r.soak = j.contains("soak") ? j.at("soak") : Json();
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

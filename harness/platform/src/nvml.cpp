@@ -122,6 +122,11 @@ void resolve_optional(void* library, Nvml::Api& a) {
   resolve(library, a.get_retired_pending, {"nvmlDeviceGetRetiredPagesPendingStatus"});
   resolve(library, a.get_compute_processes,
           {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2"});
+  resolve(library, a.get_temperature_threshold, {"nvmlDeviceGetTemperatureThreshold"});
+  resolve(library, a.event_set_create, {"nvmlEventSetCreate"});
+  resolve(library, a.register_events, {"nvmlDeviceRegisterEvents"});
+  resolve(library, a.event_set_wait, {"nvmlEventSetWait_v2"});
+  resolve(library, a.event_set_free, {"nvmlEventSetFree"});
 }
 
 }  // namespace

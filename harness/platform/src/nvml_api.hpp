@@ -30,7 +30,11 @@ constexpr int kNvmlPageRetirementDbe = 1;  // NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_
 constexpr int kNvmlP2PCapsIndexNvlink = 2;  // NVML_P2P_CAPS_INDEX_NVLINK
 constexpr int kNvmlP2PStatusOk = 0;         // NVML_P2P_STATUS_OK
 constexpr unsigned kNvmlMigEnable = 1;      // NVML_DEVICE_MIG_ENABLE
-constexpr unsigned kMaxNvlinks = 36;        // >= NVML_NVLINK_MAX_LINKS of any header so far
+constexpr unsigned kMaxNvlinks = 36;
+constexpr NvmlReturn kNvmlErrorTimeout = 10;             // NVML_ERROR_TIMEOUT
+constexpr int kNvmlMemoryErrorCorrected = 0;             // NVML_MEMORY_ERROR_TYPE_CORRECTED
+constexpr int kNvmlTemperatureThresholdSlowdown = 1;     // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN
+constexpr unsigned long long kNvmlEventXidCritical = 0x8;  // nvmlEventTypeXidCriticalError        // >= NVML_NVLINK_MAX_LINKS of any header so far
 
 // nvmlPciInfo_t (as filled by nvmlDeviceGetPciInfo_v3).
 struct NvmlPciInfo {
@@ -86,6 +90,16 @@ struct NvmlProcessInfo {  // nvmlProcessInfo_t (v2 layout, used by the _v2 and _
   unsigned compute_instance_id;
 };
 static_assert(sizeof(NvmlProcessInfo) == 24, "nvmlProcessInfo_t is 24 bytes");
+
+using NvmlEventSet = struct NvmlEventSetSt*;  // nvmlEventSet_t (opaque)
+
+struct NvmlEventData {  // nvmlEventData_t (as filled by nvmlEventSetWait_v2)
+  NvmlHandle device;
+  unsigned long long event_type;
+  unsigned long long event_data;  // the XID for nvmlEventTypeXidCriticalError
+  unsigned gpu_instance_id;
+  unsigned compute_instance_id;
+};
 
 inline std::string c_string(const char* buffer, std::size_t size) {
   return std::string(buffer, strnlen(buffer, size));
@@ -151,6 +165,13 @@ struct Nvml::Api {
   NvmlReturn (*get_retired_pages)(NvmlHandle, int, unsigned*, unsigned long long*) = nullptr;
   NvmlReturn (*get_retired_pending)(NvmlHandle, int*) = nullptr;
   NvmlReturn (*get_compute_processes)(NvmlHandle, unsigned*, NvmlProcessInfo*) = nullptr;
+  NvmlReturn (*get_temperature_threshold)(NvmlHandle, int, unsigned*) = nullptr;
+  using NvmlEventSet = nvml_api::NvmlEventSet;
+  using NvmlEventData = nvml_api::NvmlEventData;
+  NvmlReturn (*event_set_create)(NvmlEventSet*) = nullptr;                            // nvmlEventSetCreate
+  NvmlReturn (*register_events)(NvmlHandle, unsigned long long, NvmlEventSet) = nullptr;  // nvmlDeviceRegisterEvents
+  NvmlReturn (*event_set_wait)(NvmlEventSet, NvmlEventData*, unsigned) = nullptr;     // nvmlEventSetWait_v2
+  NvmlReturn (*event_set_free)(NvmlEventSet) = nullptr;                               // nvmlEventSetFree
 };
 
 namespace nvml_api {

@@ -274,6 +274,55 @@ std::optional<std::uint64_t> Nvml::ecc_uncorrected(NvmlDevice device, bool aggre
   return static_cast<std::uint64_t>(*count);
 }
 
+std::optional<std::uint64_t> Nvml::ecc_corrected(NvmlDevice device, bool aggregate) const {
+  const auto count = query<unsigned long long>(api_->get_total_ecc_errors, as_handle(device),
+                                               kNvmlMemoryErrorCorrected,
+                                               aggregate ? kNvmlAggregateEcc : kNvmlVolatileEcc);
+  if (!count) return std::nullopt;
+  return static_cast<std::uint64_t>(*count);
+}
+
+std::optional<unsigned> Nvml::slowdown_temperature_c(NvmlDevice device) const {
+  return query<unsigned>(api_->get_temperature_threshold, as_handle(device),
+                         kNvmlTemperatureThresholdSlowdown);
+}
+
+NvmlEventSetHandle Nvml::watch_xid_events(const std::vector<NvmlDevice>& devices) const {
+  if (!api_->event_set_create || !api_->register_events || !api_->event_set_wait ||
+      !api_->event_set_free) {
+    return {};
+  }
+  NvmlEventSet set = nullptr;
+  if (api_->event_set_create(&set) != kNvmlSuccess || !set) return {};
+  int registered = 0;
+  for (const auto& device : devices) {
+    if (api_->register_events(as_handle(device), kNvmlEventXidCritical, set) == kNvmlSuccess) {
+      ++registered;
+    }
+  }
+  if (registered == 0) {
+    api_->event_set_free(set);
+    return {};
+  }
+  return NvmlEventSetHandle{set};
+}
+
+std::optional<NvmlXidEvent> Nvml::wait_xid_event(NvmlEventSetHandle set,
+                                                 unsigned timeout_ms) const {
+  if (!set || !api_->event_set_wait) return std::nullopt;
+  NvmlEventData data{};
+  if (api_->event_set_wait(static_cast<NvmlEventSet>(set.handle), &data, timeout_ms) !=
+      kNvmlSuccess) {
+    return std::nullopt;  // NVML_ERROR_TIMEOUT included
+  }
+  if ((data.event_type & kNvmlEventXidCritical) == 0) return std::nullopt;
+  return NvmlXidEvent{NvmlDevice{data.device}, static_cast<std::uint64_t>(data.event_data)};
+}
+
+void Nvml::free_event_set(NvmlEventSetHandle set) const {
+  if (set && api_->event_set_free) api_->event_set_free(static_cast<NvmlEventSet>(set.handle));
+}
+
 std::optional<NvmlRemappedRows> Nvml::remapped_rows(NvmlDevice device) const {
   unsigned corrected = 0, uncorrected = 0, pending = 0, failure = 0;
   if (!api_->get_remapped_rows ||

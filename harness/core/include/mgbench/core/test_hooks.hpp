@@ -15,6 +15,11 @@ inline constexpr const char* kSlowdown = "MGBENCH_TEST_SLOWDOWN";
 // N > 0: the sweep journal takes N points, then every append fails with ENOSPC.
 inline constexpr const char* kJournalFailAfter = "MGBENCH_TEST_JOURNAL_FAIL_AFTER";
 
+// "ok", "xid@W" or "hot@W": `mgbench soak` takes its health and per-window telemetry from a fake
+// NVML (temperatures, power, clocks, a throttled span; an XID or a temperature past the slowdown
+// threshold during window W).
+inline constexpr const char* kSoakFake = "MGBENCH_TEST_SOAK_FAKE";
+
 // True when the switch is set to "1".
 bool enabled();
 // The value of hook `name` when the switch is on and the variable is set; nullopt otherwise.

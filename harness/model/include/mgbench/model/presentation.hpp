@@ -132,6 +132,8 @@ enum class ChartKind {
   line,       // a metric vs an x axis; one chart per value of split_by, one line per other set
   memory,     // peak memory vs an x axis, with the OOM boundary
   breakdown,  // stacked bars of named time metrics per GPU count (and x)
+  timeseries,  // a per-GPU field of the run's time windows (RunResult::soak) against time, one
+               // line per GPU, throttled spans shaded
 };
 const char* to_string(ChartKind kind);
 
@@ -165,6 +167,8 @@ struct ChartSpec {
   static ChartSpec memory(std::string id);
   static ChartSpec breakdown(std::string id, std::vector<std::string> total,
                              std::string remainder_label);
+  // `field` of every GPU of every time window (e.g. "throughput", "temp_c") against time.
+  static ChartSpec timeseries(std::string id, std::string field);
   ChartSpec& titled(std::string t);
   ChartSpec& y_axis(std::string label, AxisScale scale = AxisScale::linear);
   ChartSpec& on(std::string axis_param);

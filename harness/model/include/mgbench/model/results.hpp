@@ -77,6 +77,9 @@ struct RunResult {
   std::map<std::string, Presentation> presentation;  // workload -> how to show it
   Json doctor;                        // doctor checks, null when skipped
   Json telemetry_series;              // down-sampled time series, null when off
+  // `mgbench soak`: the windows over time, the health counters and the verdict (docs/SOAK.md);
+  // null for a sweep. The ChartSpec::timeseries charts draw its windows.
+  Json soak;
   bool interrupted = false;
 };
 

@@ -122,6 +122,18 @@ struct NvmlProcess {
   std::string name;
 };
 
+// One event of nvmlEventSetWait_v2 (an XID critical error): the device and the XID number.
+struct NvmlXidEvent {
+  NvmlDevice device;
+  std::uint64_t xid = 0;
+};
+
+// An NVML event set (nvmlEventSet_t); empty when NVML cannot create one.
+struct NvmlEventSetHandle {
+  void* handle = nullptr;
+  explicit operator bool() const { return handle != nullptr; }
+};
+
 class Nvml {
  public:
   // Opens the first path of `candidates` that dlopen accepts, resolves the symbols and calls
@@ -184,7 +196,18 @@ class Nvml {
                                                      const std::vector<unsigned>& field_ids,
                                                      unsigned scope = 0) const;
   std::optional<std::uint64_t> ecc_uncorrected(NvmlDevice device, bool aggregate) const;
+  std::optional<std::uint64_t> ecc_corrected(NvmlDevice device, bool aggregate) const;
   std::optional<NvmlRemappedRows> remapped_rows(NvmlDevice device) const;
+  // NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: the GPU temperature at which the hardware slows down.
+  std::optional<unsigned> slowdown_temperature_c(NvmlDevice device) const;
+
+  // XID critical-error events (nvmlEventSetCreate, nvmlDeviceRegisterEvents with
+  // nvmlEventTypeXidCriticalError): an event set watching `devices`; empty when the driver
+  // cannot (then no XID is ever seen). Every set made must go to free_event_set.
+  NvmlEventSetHandle watch_xid_events(const std::vector<NvmlDevice>& devices) const;
+  // Waits up to timeout_ms (nvmlEventSetWait_v2); nullopt on timeout or error.
+  std::optional<NvmlXidEvent> wait_xid_event(NvmlEventSetHandle set, unsigned timeout_ms) const;
+  void free_event_set(NvmlEventSetHandle set) const;
   NvmlRetiredPages retired_pages(NvmlDevice device) const;
   // Compute processes on the device; nullopt when NVML cannot list them.
   std::optional<std::vector<NvmlProcess>> compute_processes(NvmlDevice device) const;
