@@ -88,8 +88,10 @@ const BadInputCase kCases[] = {
      "report $D/p.json -o $D/r.html", 2, "great"},
     {"report: params is an array", MGBENCH_POINT(",\"params\":[1]"),
      "report $D/p.json -o $D/r.html", 2, "params"},
-    {"report: output into a missing directory", "cp $S/report_sample.json r.json",
-     "report $D/r.json -o $D/missing/r.html", 4, "missing/r.html"},
+    // A missing directory of the output is created; a file in its place cannot be.
+    {"report: output under a file, not a directory",
+     "cp $S/report_sample.json r.json; printf x > f", "report $D/r.json -o $D/f/r.html", 4,
+     "f/r.html"},
     {"report: output is a directory", "cp $S/report_sample.json r.json; mkdir out.html",
      "report $D/r.json -o $D/out.html", 4, "out.html"},
     {"report: hostile --format (newline, escape)", "cp $S/report_sample.json r.json",
