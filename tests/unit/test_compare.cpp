@@ -191,7 +191,8 @@ TEST_CASE("compare: a metric missing on one side falls back to time", "[compare]
   for (auto& p : base.points) p.metrics = Json{{"items_per_s", 1.0 / p.stats.median}};
   mgbench::CompareOptions options;
   options.metrics["synthetic"] = "items_per_s";
-  const auto& p = only_point(mgbench::compare_runs(base, next, options), 1024);
+  const auto cmp = mgbench::compare_runs(base, next, options);  // p refers into it
+  const auto& p = only_point(cmp, 1024);
   CHECK(p.quantity.metric.empty());
   CHECK(p.verdict == Verdict::slower);
 }
@@ -237,7 +238,8 @@ TEST_CASE("compare: a zero metric falls back to time", "[compare]") {
   for (auto& p : next.points) p.metrics = Json{{"busbw", 0.0}};
   mgbench::CompareOptions options;
   options.metrics["synthetic"] = "busbw";
-  const auto& p = only_point(mgbench::compare_runs(base, next, options), 1024);
+  const auto cmp = mgbench::compare_runs(base, next, options);  // p refers into it
+  const auto& p = only_point(cmp, 1024);
   CHECK(p.quantity.metric.empty());
   CHECK(p.verdict == Verdict::slower);
 }
