@@ -22,6 +22,7 @@
 #include "mgbench/model/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/model/workload.hpp"
+#include "support.hpp"
 #include "workload_runner.hpp"
 
 namespace {
@@ -198,9 +199,7 @@ TEST_CASE("own all-reduce barrier gives up when a peer GPU never joins",
           "[allreduce][multi_gpu]") {
   const std::vector<int> devices{0, 1};
   if (!all_pairs_have_peer_access(devices)) {
-    WARN("GPUs 0 and 1 have no peer access: nothing to check");
-    CHECK_FALSE(all_pairs_have_peer_access(devices));
-    return;
+    mgbench::test::skip_test("GPUs 0 and 1 have no peer access: the own barrier cannot run");
   }
   const std::size_t half = 1 << 16;
   std::vector<void*> staging(2), sync(2);
