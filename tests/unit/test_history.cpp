@@ -93,8 +93,8 @@ TEST_CASE("history: recording the same run id again updates its own row", "[hist
   mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   const auto runs = store.list();
   REQUIRE(runs.size() == 2);
-  CHECK(runs[0].id == 1);  // the row kept its id
-  CHECK(runs[0].started_at == "2025-01-01T00:05:00.000Z");
+  CHECK(store.run(1).started_at == "2025-01-01T00:05:00.000Z");  // the row kept its id
+  CHECK(store.run(2).started_at == "2025-01-01T00:00:00.000Z");
   CHECK(store.points(1).size() == 2);
   CHECK(store.points(1)[1].metrics.at("tflops").get<double>() == Approx(650));
   CHECK(store.points(2)[1].metrics.at("tflops").get<double>() == Approx(700));

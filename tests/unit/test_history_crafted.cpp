@@ -86,6 +86,7 @@ TEST_CASE("history crafted: version 0, huge and non-integer versions are refused
   for (const char* version : {"0", "-9223372036854775808", "'2'", "2.5", "x'00'", "NULL"}) {
     TempDir dir;
     const std::string db = crafted(dir.path, version);
+    INFO(version);
     CHECK(has(what_opening(db, HistoryMode::record), "which no mgbench writes"));
   }
   TempDir dir;

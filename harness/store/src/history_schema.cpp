@@ -211,10 +211,13 @@ int read_version(Database& db) {
     throw UsageError("history database " + path + " is corrupt: its schema_version is empty");
   }
   const std::int64_t v = version.column_int64(0);
-  if (version.column_text(1) != "integer" || v < 1) {
+  const std::string type = version.column_text(1);
+  if (type != "integer" || v < 1) {
+    // Never the raw value: it may be text or a blob from anywhere.
     throw UsageError("history database " + path + " has schema version " +
-                     version.column_text(0) + ", which no mgbench writes: it is corrupt or "
-                     "crafted (pass --db with another file)");
+                     (type == "integer" ? std::to_string(v) : "of type " + type) +
+                     ", which no mgbench writes: it is corrupt or crafted (pass --db with "
+                     "another file)");
   }
   if (v > HistoryStore::kSchemaVersion) {
     throw UsageError("history database " + path + " has schema version " + std::to_string(v) +
