@@ -202,7 +202,9 @@ CompareArgs parse_compare_args(int argc, char** argv) {
   if (parsed.count("help")) {
     throw HelpRequested(
         options.help() +
-        "\nExit codes: 0 no point slower, 1 a point is slower (regression), 2 bad input.\n"
+        "\nExit codes: 0 no point slower, 1 a point is slower (regression), 2 bad input,\n"
+        "5 inconclusive (nothing matched, every point noisy or not ok, or a slower point between\n"
+        "runs with different test hooks).\n"
         "Per dollar = throughput / (price per GPU-hour x GPUs), e.g. TFLOP/s per $/h.\n");
   }
   a.inputs = strings(parsed, "inputs");
@@ -295,6 +297,9 @@ int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
   emit(a, document, runs, cmp,
        [&](std::ostream& out) { reports::render_comparison(out, cmp); });
   if (!a.junit.empty()) reports::write_junit_file(cmp, &runs[1], a.junit);
+  if (const std::string why = inconclusive_reason(cmp); !why.empty()) {
+    std::cerr << "mgbench compare: " << why << "\n";
+  }
   return comparison_exit_code(cmp);
 }
 

@@ -3,6 +3,7 @@
 // recorded results document (json), or one row per point with its run's fields (csv, jsonl).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -408,7 +409,20 @@ int cmd_history(int argc, char** argv) {
       parsed.count("db") ? parsed["db"].as<std::string>() : default_history_path();
   if (parse_only()) return 0;
 
-  const HistoryStore store(db, /*create=*/false);
+  // Reading never creates or migrates the file. No database yet: nothing was recorded.
+  std::error_code missing;
+  if (history_available() && !std::filesystem::exists(db, missing)) {
+    if (sub != "list") {
+      throw UsageError("no run recorded yet: history database " + db + " does not exist");
+    }
+    if (json) {
+      std::cout << "[]\n";
+    } else {
+      std::cout << "No run recorded yet (no history database at " << db << ")\n";
+    }
+    return 0;
+  }
+  const HistoryStore store(db, HistoryMode::read_only);
   if (sub == "list") return history_list(store, json);
   if (sub == "show") return history_show(store, positional[0], json);
   if (sub == "trend") return history_trend(store, query, json);

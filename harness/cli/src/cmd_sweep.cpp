@@ -15,6 +15,7 @@
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/plan.hpp"
 #include "mgbench/run/sweep.hpp"
@@ -118,6 +119,29 @@ std::vector<std::string> journal_argv(const JournalReplay& replay, const std::st
   return argv;
 }
 
+// The run id the journal's sweep recorded (kept, so the history updates that run's row), and
+// its test hooks, which must be the ones in effect now: a resumed sweep never mixes points
+// measured with and without a hook (the journal's values are not taken over: refused instead).
+std::string journal_run_id(const JournalReplay& replay, const std::string& path) {
+  const Json& header = replay.header;
+  const Json hooks = header.value("test_hooks", Json::object());
+  const Json now = test_hooks::active();
+  if (hooks != now) {
+    throw UsageError(fmt::format(
+        "cannot resume '{}': its sweep ran with test hooks {}, the environment now has {} "
+        "(set the same MGBENCH_TEST_* variables, or start a new sweep)",
+        path, hooks.dump(), now.dump()));
+  }
+  const Json id = header.value("run_id", Json());
+  if (!id.is_string()) return "";  // a journal from before run ids: a new one
+  const std::string text = id.get<std::string>();
+  const bool hex = text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex) throw UsageError(fmt::format("'{}': malformed header run_id", path));
+  return text;
+}
+
 // Options for --resume: the plan from the journal, the rest from `current` (argv `given`).
 SweepOptions resumed_options(const SweepOptions& current, const std::vector<std::string>& given,
                              const std::vector<std::string>& recorded, const std::string& dir) {
@@ -175,6 +199,7 @@ int cmd_sweep(int argc, char** argv) {
   const JournalReplay replay = replay_journal(path);
   const std::vector<std::string> recorded = journal_argv(replay, path);
   options = resumed_options(options, given, recorded, dir);
+  options.run_id = journal_run_id(replay, path);
   if (replay.bad_lines > 0) {
     spdlog::warn("'{}': {} unreadable line(s) skipped (cut by a crash, or garbage)", path,
                  replay.bad_lines);

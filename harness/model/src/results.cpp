@@ -155,6 +155,7 @@ void to_json(Json& j, const RunResult& r) {
            {"doctor", r.doctor},
            {"telemetry_series", r.telemetry_series}};
   if (!r.soak.is_null()) j["soak"] = r.soak;
+  if (!r.run_id.empty()) j["run_id"] = r.run_id;
 }
 
 void from_json(const Json& j, RunResult& r) {
@@ -171,6 +172,7 @@ void from_json(const Json& j, RunResult& r) {
   try {
     r.tool = j.value("tool", Json::object());
     r.argv = j.value("argv", std::vector<std::string>{});
+    r.run_id = j.value("run_id", "");
     r.started_at = j.value("started_at", "");
     r.finished_at = j.value("finished_at", "");
     r.host = j.value("host", "");

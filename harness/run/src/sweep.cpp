@@ -11,6 +11,8 @@
 #include <fmt/ranges.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/test_hooks.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/store/history.hpp"
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/platform/telemetry.hpp"
@@ -114,6 +116,18 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
 
 namespace {
 
+// Active test hooks: one warning, and a "test_hooks" entry in the environment (part of the
+// fingerprint), so that no report or comparison takes such a run for a real measurement.
+void record_test_hooks(Json& environment) {
+  const auto hooks = test_hooks::active();
+  if (hooks.empty()) return;
+  std::string list;
+  for (const auto& [name, value] : hooks) list += (list.empty() ? "" : ", ") + name + "=" + value;
+  spdlog::warn("test hooks active ({}): these results are not real measurements", list);
+  environment["test_hooks"] = hooks;
+  environment["fingerprint_hash"] = fingerprint_hash(environment);
+}
+
 void print_plan(const Plan& plan, std::ostream& out) {
   out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",
                      plan.groups.size(), plan.total_points, fmt::join(plan.gpu_counts, ","),
@@ -158,9 +172,11 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
                   {"version", MGBENCH_VERSION_STRING},
                   {"git_revision", MGBENCH_GIT_REVISION}};
   run.argv = argv;
+  run.run_id = options.run_id.empty() ? make_run_id() : options.run_id;
   run.started_at = utc_now_iso8601();
   run.host = host_name();
-  run.environment = probed.environment;
+  run.environment = probed.environment.is_object() ? probed.environment : Json::object();
+  record_test_hooks(run.environment);
   run.environment["inventory"] = probed.inventory;
   run.doctor = probed.doctor;
   run.settings = options.settings;
@@ -175,8 +191,9 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
   const DirectoryLock lock(out_dir);  // held until the sweep ends: one sweep per directory
   Journal journal(out_dir + "/journal.jsonl",
-                  Json{{"argv", argv}, {"started_at", run.started_at}, {"tool", run.tool},
-                       {"plan", run.plan}},
+                  Json{{"argv", argv}, {"run_id", run.run_id}, {"started_at", run.started_at},
+                       {"tool", run.tool}, {"plan", run.plan},
+                       {"test_hooks", test_hooks::active()}},
                   sweep_journal_mode(out_dir, resuming, argv));
   spdlog::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
                out_dir);

@@ -233,8 +233,9 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
   parse_stopping(args, o);
   parse_execution(args, o);
   parse_outputs(args, o);
-  if (const auto slowdown = test_hooks::read(test_hooks::kSlowdown)) {
-    o.settings.test_slowdown = parse_double(*slowdown, test_hooks::kSlowdown);
+  if (const auto slowdown =
+          test_hooks::read_number(test_hooks::kSlowdown, 0.0, test_hooks::kMaxSlowdown)) {
+    o.settings.test_slowdown = *slowdown;
   }
   o.settings.batch_auto = o.batch_auto;
   return o;

@@ -26,6 +26,7 @@ struct SweepOptions {
   std::string out_dir;                       // empty: results/<UTC>-<host>/
   std::string json_path, csv_path;
   std::string resume_dir;
+  std::string run_id;                        // empty: a new one (--resume: the journal's)
   bool dry_run = false;
   Isolation isolation = Isolation::process;
   ScalingMode scaling = ScalingMode::weak;
