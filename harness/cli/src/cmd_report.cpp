@@ -1,4 +1,5 @@
-// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text]`: renders a results file.
+// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text] [--redact] [--json]`:
+// renders a results file, or writes it back (redacted) for sharing.
 #include <cxxopts.hpp>
 
 #include <filesystem>
@@ -14,6 +15,9 @@
 #include "mgbench/reports/markdown.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/core/file_io.hpp"
+#include "mgbench/core/json_text.hpp"
+#include "mgbench/core/text.hpp"
+#include "mgbench/model/redact.hpp"
 
 namespace mgbench {
 namespace {
@@ -36,7 +40,11 @@ int cmd_report(int argc, char** argv) {
       "o,output", "output file (default: report.<ext> beside the results; CSV and text: stdout)",
       cxxopts::value<std::string>())(
       "format", "html, md, csv or text (default: from the output file's extension, else html)",
-      cxxopts::value<std::string>())("results", "results JSON file",
+      cxxopts::value<std::string>())(
+      "redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
+                "processes out of the output (docs/SHARING.md)")(
+      "json", "write the (redacted, with --redact) results document instead of a report")(
+      "results", "results JSON file",
                                      cxxopts::value<std::vector<std::string>>())("h,help",
                                                                                  "show this help");
   options.parse_positional({"results"});
@@ -60,7 +68,17 @@ int cmd_report(int argc, char** argv) {
     throw UsageError("unknown --format '" + format + "' (expected html, md, csv or text)");
   }
 
-  const RunResult run = load_results(inputs.front());
+  const RunResult loaded = load_results(inputs.front());
+  const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
+  if (args.count("json")) {  // the export path: a results document to share
+    if (output.empty()) {
+      std::cout << dump_json(Json(run), 1) << '\n';
+    } else {
+      save_results(run, output);
+      std::cout << "wrote " << one_line(output) << '\n';
+    }
+    return 0;
+  }
 
   if (output.empty() && (format == "csv" || format == "text")) {
     if (format == "csv") {
@@ -86,7 +104,7 @@ int cmd_report(int argc, char** argv) {
     reports::render_console(run, text, reports::ConsoleOptions{});
     write_file_atomic(path, text.str());
   }
-  std::cout << "wrote " << path << '\n';
+  std::cout << "wrote " << one_line(path) << '\n';
   return 0;
 }
 

@@ -31,7 +31,8 @@ const std::set<std::string> kPlanOptions = {
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",
-                                      "quiet",     "help",         "force"};
+                                      "quiet",     "help",         "force",
+                                      "redact"};
 
 // One long option of a command line, with the tokens it spans ("--a=1", or "--a" "1").
 struct LongOption {

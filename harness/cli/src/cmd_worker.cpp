@@ -37,7 +37,9 @@ class PipeSink : public PointSink {
     write_all(fd_, make_worker_line(Json{{"type", "started"}, {"index", index}}));
   }
   void point_finished(const PointResult& result) override {
-    write_all(fd_, make_worker_line(Json{{"type", "point"}, {"result", result}}));
+    PointResult checked = result;
+    reject_non_finite(checked);  // at the source: JSON cannot carry NaN or infinity
+    write_all(fd_, make_worker_line(Json{{"type", "point"}, {"result", checked}}));
   }
 
  private:

@@ -10,6 +10,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/version.hpp"
 
 namespace {
@@ -44,7 +45,8 @@ int main(int argc, char** argv) {
   }
   const mgbench::Command* command = mgbench::find_command(name);
   if (!command) {
-    std::cerr << "mgbench: unknown command '" << name << "' (see `mgbench --help`)\n";
+    std::cerr << "mgbench: unknown command '" << mgbench::one_line(name)
+              << "' (see `mgbench --help`)\n";
     return static_cast<int>(mgbench::ExitCode::usage);
   }
   try {
@@ -53,11 +55,12 @@ int main(int argc, char** argv) {
     std::cout << help.what();
     return 0;
   } catch (const mgbench::Error& e) {
-    std::cerr << "mgbench " << name << ": " << e.what() << "\n";
+    std::cerr << "mgbench " << name << ": " << mgbench::one_line(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     // Not one of mgbench's typed errors: a bug, or a library failing in an unforeseen way.
-    std::cerr << "mgbench " << name << ": internal error: " << e.what() << "\n";
+    std::cerr << "mgbench " << name << ": internal error: " << mgbench::one_line(e.what())
+              << "\n";
     return static_cast<int>(mgbench::ExitCode::environment);
   } catch (...) {
     std::cerr << "mgbench " << name << ": internal error: unknown exception\n";
