@@ -1,10 +1,20 @@
 // The one console/log sanitiser (core/text.hpp): terminal escapes, C1 controls (also as raw
 // bytes), bidi overrides and forged lines from input files never reach a terminal.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "catch_compat.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/reports/format.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -60,4 +70,28 @@ TEST_CASE("the reports' console cells and escapers use the core sanitiser") {
   CHECK(mgbench::reports::one_line("a\xC2\x9B" "b") == "a" + kFffd + "b");
   CHECK(mgbench::reports::escape_xml("a\xE2\x80\xAE" "b") == "a" + kFffd + "b");
   CHECK(mgbench::reports::escape_markdown("x\x1b[31my").find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("logs: a worker message with escapes and newlines is logged as one clean line") {
+  const std::string dir = mgbench::test::temp_dir("log");
+  const std::string path = dir + "/stderr";
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  REQUIRE(fd >= 0);
+  ::dup2(fd, 2);
+  ::close(fd);
+  mgbench::init_logging();
+  spdlog::warn("worker 42: {}", "a\x1b[2Jb\xC2\x9B" "c\xE2\x80\xAE\n[12:00:00.000] [info] all ok");
+  spdlog::default_logger()->flush();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  const std::string text = mgbench::test::read_text(path);
+  CHECK_FALSE(has_byte(text, 0x1b));
+  CHECK(text.find("\xC2\x9B") == std::string::npos);
+  CHECK(text.find("\xE2\x80\xAE") == std::string::npos);
+  CHECK(text.find("worker 42: a") != std::string::npos);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 1);
+  std::filesystem::remove_all(dir);
 }

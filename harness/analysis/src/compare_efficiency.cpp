@@ -92,7 +92,9 @@ std::string point_slot(const std::string& workload, std::size_t index, int gpus)
 EffIndex index_efficiencies(const std::vector<EffEntry>& entries) {
   EffIndex index;  // emplace: the first entry wins, as the linear scan did
   for (const EffEntry& e : entries) {
-    if (e.point_index) index.by_point.emplace(point_slot(e.workload, *e.point_index, e.gpus), e.value);
+    if (e.point_index) {
+      index.by_point.emplace(point_slot(e.workload, *e.point_index, e.gpus), e.value);
+    }
     index.by_config.emplace(efficiency_key(e.workload, e.params, e.gpus), e.value);
   }
   return index;

@@ -30,6 +30,17 @@ std::string format_from_path(const std::string& path) {
   return "html";
 }
 
+// The export path: the (redacted) results document, to share.
+int export_results(const RunResult& run, const std::string& output) {
+  if (output.empty()) {
+    std::cout << dump_json(Json(run), 1) << '\n';
+  } else {
+    save_results(run, output);
+    std::cout << "wrote " << one_line(output) << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
@@ -70,15 +81,7 @@ int cmd_report(int argc, char** argv) {
 
   const RunResult loaded = load_results(inputs.front());
   const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
-  if (args.count("json")) {  // the export path: a results document to share
-    if (output.empty()) {
-      std::cout << dump_json(Json(run), 1) << '\n';
-    } else {
-      save_results(run, output);
-      std::cout << "wrote " << one_line(output) << '\n';
-    }
-    return 0;
-  }
+  if (args.count("json")) return export_results(run, output);
 
   if (output.empty() && (format == "csv" || format == "text")) {
     if (format == "csv") {

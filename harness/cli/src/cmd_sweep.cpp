@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/run/orchestrator.hpp"
@@ -113,7 +114,7 @@ std::vector<std::string> journal_argv(const JournalReplay& replay, const std::st
       tool["version"] != Json(MGBENCH_VERSION_STRING)) {
     throw UsageError(fmt::format(
         "cannot resume '{}': it was written by mgbench {}, this is {} (start over with --force)",
-        path, tool["version"].dump(), MGBENCH_VERSION_STRING));
+        path, dump_json(tool["version"]), MGBENCH_VERSION_STRING));
   }
   return argv;
 }
@@ -134,7 +135,7 @@ SweepOptions resumed_options(const SweepOptions& current, const std::vector<std:
     if (kPlanOptions.count(o.name) && plan_value(current, o.name) != plan_value(planned, o.name)) {
       throw UsageError(fmt::format(
           "--{} conflicts with the plan being resumed ({}); leave it out, or start a new sweep",
-          o.name, plan_value(planned, o.name).dump()));
+          o.name, dump_json(plan_value(planned, o.name))));
     }
   }
   if (named.count("force")) throw UsageError("--force and --resume cannot be combined");

@@ -1,6 +1,9 @@
 #include "mgbench/model/redact.hpp"
 
 #include <cstdint>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace mgbench {

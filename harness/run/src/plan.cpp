@@ -175,8 +175,8 @@ std::vector<const Workload*> select_workloads(const SweepOptions& options) {
   return selected;
 }
 
-// --dtypes against the union of the selected workloads' dtype axes, --param names against
-// their axes, --batch-sizes as positive integers.
+// --dtypes against the union of the selected workloads' dtype axes, --param names and values
+// against their axes (kind and upper bound), --batch-sizes as positive integers within bounds.
 void validate_overrides(const SweepOptions& options, const std::vector<const Workload*>& selected) {
   for (const auto& d : options.dtypes) {
     bool known = false;
@@ -203,8 +203,19 @@ void validate_overrides(const SweepOptions& options, const std::vector<const Wor
       throw UsageError(fmt::format("unknown parameter '{}' for the selected workloads", name));
     }
     if (values.empty()) throw UsageError(fmt::format("empty value list for parameter '{}'", name));
+    // Each value against the axis's kind and upper bound, before any device is probed.
+    for (const Workload* w : selected) {
+      if (const Axis* axis = w->find_axis(name)) {
+        for (const auto& v : values) (void)axis->parse_value(v);
+      }
+    }
   }
   for (const auto& b : options.batch_sizes) parse_positive_int(b, "--batch-sizes value");
+  for (const Workload* w : selected) {
+    if (const Axis* axis = w->find_axis("batch")) {
+      for (const auto& b : options.batch_sizes) (void)axis->parse_value(b);
+    }
+  }
 }
 
 // The workload's groups: one per planned GPU count it can run on, plus a 1-GPU group on every

@@ -14,9 +14,10 @@ namespace mgbench {
 // fit in std::size_t.
 inline std::size_t checked_product(std::initializer_list<std::uint64_t> factors,
                                    const std::string& what) {
+  static_assert(sizeof(std::size_t) == sizeof(std::uint64_t), "64-bit size_t expected");
   std::size_t product = 1;
   for (std::uint64_t f : factors) {
-    if (f > SIZE_MAX || __builtin_mul_overflow(product, static_cast<std::size_t>(f), &product)) {
+    if (__builtin_mul_overflow(product, static_cast<std::size_t>(f), &product)) {
       std::string terms;
       for (std::uint64_t g : factors) terms += (terms.empty() ? "" : " x ") + std::to_string(g);
       throw UsageError(what + " overflows (" + terms + ")");

@@ -14,7 +14,7 @@ inline constexpr JsonLimits kResultsFile{std::size_t{64} << 20, 64, std::size_t{
 inline constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
 inline constexpr JsonLimits kLine{kMaxLineBytes, 64, std::size_t{1} << 20};
 // Points in one run.
-inline constexpr std::size_t kMaxPoints = 100000;
+inline constexpr std::size_t kMaxPoints = 20000;
 // Distinct parameter names and metric names of one workload across a run: reports make a
 // column of each, so P points x K names bounds every table.
 inline constexpr std::size_t kMaxParamNames = 64;
