@@ -29,6 +29,8 @@ std::string escape_xml(const std::string& text) {
   return out;
 }
 
+std::string one_line(const std::string& text) { return ::mgbench::one_line(text); }
+
 std::string escape_markdown(const std::string& text) {
   const std::string line = one_line(text);
   std::string out;

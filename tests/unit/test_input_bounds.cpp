@@ -159,3 +159,15 @@ TEST_CASE("journal replay: an over-long line is counted as bad, the others are r
   CHECK(replay.points[1].index == 1);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("bounds: a presentation with too many charts is refused") {
+  const std::string dir = mgbench::test::temp_dir("bounds");
+  std::string charts;
+  for (int i = 0; i < 65; ++i) charts += std::string(i ? "," : "") + "{\"kind\":\"scaling\"}";
+  const std::string path = write_file(dir, "charts.json",
+                                      "{\"schema_version\":2,\"points\":[],\"presentation\":"
+                                      "{\"w\":{\"charts\":[" + charts + "]}}}");
+  CHECK(load_error(path).find("presentation of 'w' has a list longer than 64") !=
+        std::string::npos);
+  std::filesystem::remove_all(dir);
+}

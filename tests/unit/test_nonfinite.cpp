@@ -8,6 +8,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/model/stats.hpp"
 #include "support.hpp"

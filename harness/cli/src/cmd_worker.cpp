@@ -11,6 +11,7 @@
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 

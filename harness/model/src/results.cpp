@@ -20,6 +20,7 @@
 #include "mgbench/core/file_io.hpp"
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/model/limits.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/model/group.hpp"
 
 namespace mgbench {
@@ -222,9 +223,36 @@ void to_json(Json& j, const RunResult& r) {
 
 namespace {
 
+// A presentation drives the renderers: each of its lists (and each table's columns) is bounded.
+void check_presentation_bounds(const Json& j) {
+  if (!j.contains("presentation") || !j.at("presentation").is_object()) return;
+  const auto too_many = [](const Json& list) {
+    return list.is_array() && list.size() > limits::kMaxPresentationItems;
+  };
+  for (auto it = j.at("presentation").begin(); it != j.at("presentation").end(); ++it) {
+    if (!it->is_object()) continue;
+    bool over = false;
+    for (const char* field : {"metrics", "axes", "tables", "charts", "summaries"}) {
+      if (!it->contains(field)) continue;
+      const Json& list = it->at(field);
+      over = over || too_many(list);
+      if (list.is_array()) {
+        for (const Json& item : list) {
+          over = over || (item.is_object() && item.contains("columns") && too_many(item["columns"]));
+        }
+      }
+    }
+    if (over) {
+      throw UsageError(fmt::format("presentation of '{}' has a list longer than {}", it.key(),
+                                   limits::kMaxPresentationItems));
+    }
+  }
+}
+
 // The counts the renderers multiply: points, and per workload the distinct parameter and
 // metric names (each becomes a table column).
 void check_result_bounds(const Json& j) {
+  check_presentation_bounds(j);
   const Json* points = j.contains("points") ? &j.at("points") : nullptr;
   if (!points || !points->is_array()) return;  // reported by the reader below
   if (points->size() > limits::kMaxPoints) {

@@ -19,6 +19,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/worker.hpp"
 

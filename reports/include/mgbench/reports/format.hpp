@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
-#include "mgbench/core/text.hpp"
 
 namespace mgbench::reports {
 
@@ -21,8 +20,8 @@ std::string escape_markdown(const std::string& text);
 // One CSV field (RFC 4180 quoting). Text that a spreadsheet would run as a formula
 // (= + - @ first) is prefixed with a single quote.
 std::string csv_field(const std::string& text);
-// Console cells use the core sanitiser (newlines folded, control and bidi characters replaced).
-using ::mgbench::one_line;
+// Folds newlines and control characters to spaces (console cells).
+std::string one_line(const std::string& text);
 
 // Numbers with about `digits` significant digits and no exponent: 812.3, 45.67, 0.01234.
 std::string format_sig(double value, int digits = 4);

@@ -19,5 +19,8 @@ inline constexpr std::size_t kMaxPoints = 20000;
 // column of each, so P points x K names bounds every table.
 inline constexpr std::size_t kMaxParamNames = 64;
 inline constexpr std::size_t kMaxMetricNames = 256;
+// Entries of each list of a stored presentation (metrics, axes, tables, charts, summaries, and
+// each table's columns).
+inline constexpr std::size_t kMaxPresentationItems = 64;
 
 }  // namespace mgbench::limits

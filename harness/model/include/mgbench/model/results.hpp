@@ -53,10 +53,6 @@ struct PointResult {
 // workload + canonical params + gpus (+ devices when `with_devices`): how points are matched.
 std::string point_key(const PointResult& point, bool with_devices = false);
 
-// A point with a non-finite sample, statistic, rank timing or metric becomes `failed` with the
-// reason; the non-finite values are dropped (JSON has no NaN). Called where points are made.
-void reject_non_finite(PointResult& point);
-
 void to_json(Json& j, const PointResult& p);
 void from_json(const Json& j, PointResult& p);  // throws UsageError on malformed input
 void to_json(Json& j, const Statistics& s);
