@@ -2,6 +2,7 @@
 #include "mgbench/reports/markdown.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
