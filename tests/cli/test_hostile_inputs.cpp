@@ -44,7 +44,9 @@ double children_max_rss_mb() {
 double children_cpu_s() {
   struct rusage usage {};
   ::getrusage(RUSAGE_CHILDREN, &usage);
-  const auto s = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  const auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
   return s(usage.ru_utime) + s(usage.ru_stime);
 }
 
@@ -143,7 +145,7 @@ TEST_CASE("many points: compare and offers of 5000-point runs finish in under 2 
   mgbench::save_results(many_points(5000, 1.0), dir + "/a.json");
   mgbench::save_results(many_points(5000, 1.01), dir + "/b.json");
   mgbench::save_results(many_points(5000, 0.99), dir + "/c.json");
-  for (const std::string args : {"compare " + dir + "/a.json " + dir + "/b.json --json",
+  for (const std::string& args : {"compare " + dir + "/a.json " + dir + "/b.json --json",
                                  "compare " + dir + "/a.json " + dir + "/b.json " + dir +
                                      "/c.json --json"}) {
     INFO(args);
