@@ -364,6 +364,7 @@ MGBENCH_REGISTER_WORKLOAD(
                   .at_most(65536)
                   .describe("square points: M = N = K = size"))
         .axis(mgbench::Axis::integer("batch", {})
+                  .at_most(std::int64_t{1} << 24)
                   .describe("batch points (--batch-sizes): M = batch tokens, N = K = hidden"))
         .axis(mgbench::Axis::integer("hidden", {"8192"})
                   .at_most(65536)

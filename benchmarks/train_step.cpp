@@ -402,6 +402,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(Axis::integer("layers", {"8"}).at_most(1024).describe("MLP layers"))
         .axis(Axis::integer("hidden", {"4096"}).at_most(65536).describe("layer width H"))
         .axis(Axis::integer("batch", {"4096"})
+                  .at_most(std::int64_t{1} << 24)
                   .quick({"1024"})
                   .full({"1024", "4096", "8192"})
                   .describe("per-GPU batch (samples per micro-step)"))

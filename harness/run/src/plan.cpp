@@ -100,13 +100,16 @@ std::vector<Json> axis_values(const Axis& axis, const SweepOptions& options) {
   return values;
 }
 
-// Batch sizes for --batch-sizes auto: doubling from the first default value.
+// Batch sizes for --batch-sizes auto: doubling from the first default value up to the axis's
+// maximum.
 std::vector<std::string> auto_batches(const Axis& axis, Profile profile) {
   const auto& defaults = axis.values_for(profile);
   std::int64_t start = defaults.empty() ? 8 : parse_positive_int(defaults.front(), "batch");
   start = std::max<std::int64_t>(1, std::min<std::int64_t>(start, 8));
+  std::int64_t last = std::int64_t{1} << 24;
+  if (axis.max_value > 0) last = std::min(last, axis.max_value);  // the axis's upper bound
   std::vector<std::string> values;
-  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) {
+  for (std::int64_t b = start; b <= last; b *= 2) {
     values.push_back(std::to_string(b));
   }
   return values;
