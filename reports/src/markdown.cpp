@@ -86,8 +86,6 @@ std::string render_markdown_report(const RunResult& run, const std::string& char
 
 namespace {
 
-// The list of chart files the last rendering wrote, kept in the charts directory.
-constexpr const char* kChartsManifest = ".mgbench-charts";
 
 // The charts directory: created when missing; a symbolic link or anything but a directory is
 // refused (an unpacked bundle could point it anywhere).
@@ -136,7 +134,10 @@ void write_markdown(const RunResult& run, const std::string& md_path) {
   prepare_charts_dir(charts_dir.string());
   // Remove the charts of this writer's earlier rendering (and nothing else), so the directory
   // matches this report.
-  const std::string manifest = (charts_dir / kChartsManifest).string();
+  // The list of chart files the last rendering wrote, beside the charts directory (which then
+  // holds charts only).
+  const std::string manifest =
+      (fs::path(md_path).parent_path() / ("." + dir_name + ".list")).string();
   for (const std::string& name : previous_charts(manifest)) {
     const std::string path = (charts_dir / name).string();
     struct stat st {};

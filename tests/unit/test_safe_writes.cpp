@@ -112,7 +112,7 @@ TEST_CASE("markdown: only the charts this writer made are removed on a new rende
   CHECK(mgbench::test::read_text(dir + "/report_charts/someone-elses.svg") == "keep");
   // A crafted manifest cannot name a file outside the directory.
   std::ofstream(dir + "/outside.svg") << "keep";
-  std::ofstream(dir + "/report_charts/.mgbench-charts") << "../outside.svg\nsomeone-elses.svg\n";
+  std::ofstream(dir + "/.report_charts.list") << "../outside.svg\nsomeone-elses.svg\n";
   mgbench::reports::write_markdown(small_run(), dir + "/report.md");
   CHECK(fs::exists(dir + "/outside.svg"));
   std::filesystem::remove_all(dir);
