@@ -7,11 +7,13 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <cxxopts.hpp>
 
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/command_line.hpp"
@@ -20,6 +22,7 @@
 #include "mgbench/reports/compare_report.hpp"
 #include "mgbench/reports/junit.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench {
@@ -246,9 +249,13 @@ template <typename Result, typename Render>
 void emit(const CompareArgs& a, const Json& document, const std::vector<RunResult>& runs,
           const Result& result, Render render) {
   if (a.json) {
-    std::cout << document.dump(2) << "\n";
+    std::cout << dump_json(document, 2) << "\n";
   } else {
-    render(std::cout);
+    // Everything printed passes the core sanitiser once more (the renderers already clean
+    // their cells): the text comes from files made on other machines.
+    std::ostringstream text;
+    render(text);
+    std::cout << sanitize_text(text.str(), true);
   }
   if (a.report.empty()) return;
   std::vector<const RunResult*> run_ptrs;

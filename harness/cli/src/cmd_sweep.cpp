@@ -13,6 +13,7 @@
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
@@ -33,7 +34,8 @@ const std::set<std::string> kPlanOptions = {
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",
-                                      "quiet",     "help",         "force"};
+                                      "quiet",     "help",         "force",
+                                      "redact"};
 
 // One long option of a command line, with the tokens it spans ("--a=1", or "--a" "1").
 struct LongOption {
@@ -114,7 +116,7 @@ std::vector<std::string> journal_argv(const JournalReplay& replay, const std::st
       tool["version"] != Json(MGBENCH_VERSION_STRING)) {
     throw UsageError(fmt::format(
         "cannot resume '{}': it was written by mgbench {}, this is {} (start over with --force)",
-        path, tool["version"].dump(), MGBENCH_VERSION_STRING));
+        path, dump_json(tool["version"]), MGBENCH_VERSION_STRING));
   }
   return argv;
 }
@@ -158,7 +160,7 @@ SweepOptions resumed_options(const SweepOptions& current, const std::vector<std:
     if (kPlanOptions.count(o.name) && plan_value(current, o.name) != plan_value(planned, o.name)) {
       throw UsageError(fmt::format(
           "--{} conflicts with the plan being resumed ({}); leave it out, or start a new sweep",
-          o.name, plan_value(planned, o.name).dump()));
+          o.name, dump_json(plan_value(planned, o.name))));
     }
   }
   if (named.count("force")) throw UsageError("--force and --resume cannot be combined");

@@ -18,6 +18,8 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_text.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/progress.hpp"
 #include "mgbench/run/worker.hpp"
@@ -48,7 +50,7 @@ struct AttemptOutcome {
 template <typename OnMessage>
 AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMessage on_message) {
   AttemptOutcome outcome;
-  WorkerProcess worker({"worker", "--result-fd", "3"}, request.dump());
+  WorkerProcess worker({"worker", "--result-fd", "3"}, dump_json(request));
   LineBuffer lines;
   double last_progress = now_s();
   // Reads what the pipe holds and hands on every complete message; false at EOF.
@@ -93,6 +95,10 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   outcome.exit = worker.wait();
   if (!lines.pending().empty()) {
     spdlog::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
+  }
+  if (lines.dropped_lines() > 0) {
+    spdlog::warn("worker {} wrote {} line(s) longer than {} bytes: ignored", worker.pid(),
+                 lines.dropped_lines(), limits::kMaxLineBytes);
   }
   return outcome;
 }
@@ -214,7 +220,9 @@ Orchestrator::Orchestrator(const SweepOptions& options, const Plan& plan, Journa
   tty_ = ::isatty(2) && options.verbosity >= 0;
 }
 
-void Orchestrator::record(const PointResult& point) {
+void Orchestrator::record(const PointResult& reported) {
+  PointResult point = reported;
+  reject_non_finite(point);  // in-process groups, and workers of other builds
   results_[point.index] = point;
   ++done_count_;
   if (journal_ && !journal_->append(point) && journal_error_.empty()) {

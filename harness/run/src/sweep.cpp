@@ -18,6 +18,7 @@
 #include "mgbench/platform/telemetry.hpp"
 #include "mgbench/analysis/verdict.hpp"
 #include "mgbench/run/sweep.hpp"
+#include "mgbench/model/redact.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/version.hpp"
@@ -98,13 +99,18 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
   ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
        ok;
-  // results.json first: whatever happens later, the numbers are on disk.
+  // results.json first: whatever happens later, the numbers are on disk. With --redact every
+  // file meant for sharing is written from the redacted copy; the local history keeps the run.
+  const RunResult shared = options.redact ? redact_run(run) : RunResult{};
+  const RunResult& written = options.redact ? shared : run;
   const std::string results_path = out_dir + "/results.json";
-  save_results(run, results_path);
+  save_results(written, results_path);
   if (!options.json_path.empty()) {
-    ok = guarded("--json", [&] { save_results(run, options.json_path); }) && ok;
+    ok = guarded("--json", [&] { save_results(written, options.json_path); }) && ok;
   }
-  for (const auto& sink : sinks) ok = guarded(sink.name, [&] { sink.write(run, out_dir); }) && ok;
+  for (const auto& sink : sinks) {
+    ok = guarded(sink.name, [&] { sink.write(written, out_dir); }) && ok;
+  }
   if (!options.no_history && !run.interrupted) {
     const std::string db = options.db_path.empty() ? default_history_path() : options.db_path;
     ok = guarded("history", [&] { record_run(run, db); }) && ok;

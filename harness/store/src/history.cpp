@@ -1,4 +1,5 @@
 // The SQLite history store (see mgbench/history.hpp for the schema and the rules).
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/store/history.hpp"
 
 #include <pwd.h>
@@ -192,7 +193,7 @@ std::int64_t HistoryStore::record(const RunResult& run) {
       .bind(10, optional_text(summary.nccl))
       .bind(11, optional_text(fingerprint))
       .bind(12, optional_text(tool_version_of(run.tool)))
-      .bind(13, document.dump());
+      .bind(13, dump_json(document));
   insert.run();
   const std::int64_t id = db.last_insert_rowid();
 
@@ -212,7 +213,7 @@ std::int64_t HistoryStore::record(const RunResult& run) {
     point_insert.bind(1, id)
         .bind(2, idx)
         .bind(3, p.workload)
-        .bind(4, (p.params.is_object() ? p.params : Json::object()).dump())
+        .bind(4, dump_json(p.params.is_object() ? p.params : Json::object()))
         .bind(5, p.gpus)
         .bind(6, to_string(p.status))
         .bind(7, median)

@@ -34,6 +34,7 @@ struct SweepOptions {
   bool skip_doctor = false;
   bool no_report = false;
   bool no_history = false;
+  bool redact = false;  // results.json, --json and reports without identifying fields
   std::string db_path;
   double price_per_gpu_hour = 0;
   int verbosity = 0;                         // -1 quiet, 0 normal, 1 verbose
