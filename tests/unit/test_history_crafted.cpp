@@ -175,6 +175,26 @@ TEST_CASE("history: an empty SQLite file is an empty history when read", "[histo
   CHECK(contents(db).empty());
 }
 
+TEST_CASE("history crafted: 100k nested brackets in stored params read as empty, not a crash",
+          "[history]") {
+  TempDir dir;
+  const std::string db = dir.path + "/deep.db";
+  mgbench::record_run(small_run("deep"), db);
+  {
+    mgbench::sqlite::Database raw(db);
+    auto update = raw.prepare("UPDATE points SET params = ?");
+    update.bind(1, std::string(100000, '[') + std::string(100000, ']'));
+    CHECK_FALSE(update.step());  // an UPDATE returns no row
+  }
+  HistoryStore store(db, HistoryMode::read_only);
+  const auto runs = store.list();
+  REQUIRE(runs.size() == 1);
+  const auto points = store.points(store.resolve("last"));
+  REQUIRE(points.size() == 1);
+  CHECK(points.front().params == Json::object());  // over the depth bound: read as absent
+  CHECK(points.front().workload == "gemm");
+}
+
 TEST_CASE("history: connections are defensive and do not trust the schema", "[history]") {
   TempDir dir;
   mgbench::sqlite::Database db(dir.path + "/d.db");

@@ -272,7 +272,7 @@ std::vector<HistoryPoint> HistoryStore::points(std::int64_t id) const {
     HistoryPoint p;
     p.idx = static_cast<int>(s.column_int64(0));
     p.workload = s.column_text(1);
-    p.params = Json::parse(s.column_text(2), nullptr, false);
+    p.params = history_schema::parse_stored(s.column_text(2));
     if (p.params.is_discarded()) p.params = Json::object();
     p.gpus = static_cast<int>(s.column_int64(3));
     p.status = s.column_text(4);
@@ -333,7 +333,7 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
     row.run_id = s.column_int64(0);
     row.started_at = s.column_text(1);
     row.group = s.column_text(2);
-    row.params = Json::parse(s.column_text(3), nullptr, false);
+    row.params = history_schema::parse_stored(s.column_text(3));
     if (row.params.is_discarded()) row.params = Json::object();
     row.gpus = static_cast<int>(s.column_int64(4));
     row.value = s.column_double(5);

@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/store/history.hpp"
 
 namespace mgbench::history_schema {
@@ -17,6 +18,11 @@ namespace mgbench::history_schema {
 using sqlite::Database;
 using sqlite::Statement;
 using sqlite::Transaction;
+
+Json parse_stored(const std::string& text) {
+  if (!json_limit_violation(text, JsonLimits{}).empty()) return Json(Json::value_t::discarded);
+  return Json::parse(text, nullptr, false);
+}
 
 std::string tool_version_of(const Json& tool) {
   if (!tool.is_object()) return "";
@@ -125,7 +131,7 @@ void migrate_v1_to_v2(Database& db) {
   Statement set_noisy = db.prepare("UPDATE points SET noisy = ? WHERE run_id = ? AND idx = ?");
   Statement exists = db.prepare("SELECT 1 FROM points WHERE run_id = ? AND idx = ?");
   for (const auto& [id, text] : documents) {
-    const Json doc = Json::parse(text, nullptr, false);
+    const Json doc = parse_stored(text);
     if (doc.is_discarded() || !doc.is_object()) {
       spdlog::warn("history: run {} has an unreadable document; its metrics stay empty", id);
       continue;
