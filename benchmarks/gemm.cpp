@@ -156,9 +156,10 @@ class GemmPoint final : public RankPoint {
     const std::size_t out_size = kernels::dtype_size(dtype_.output);
     const auto um = static_cast<std::size_t>(m_), un = static_cast<std::size_t>(n_),
                uk = static_cast<std::size_t>(k_);
-    a_ = std::make_unique<DeviceBuffer>(um * uk * in_size);
-    b_ = std::make_unique<DeviceBuffer>(un * uk * in_size);
-    c_ = std::make_unique<DeviceBuffer>(um * un * out_size);
+    const GemmBufferBytes bytes = gemm_buffer_bytes(m_, n_, k_, in_size, out_size);
+    a_ = std::make_unique<DeviceBuffer>(bytes.a);
+    b_ = std::make_unique<DeviceBuffer>(bytes.b);
+    c_ = std::make_unique<DeviceBuffer>(bytes.c);
     if (impl_ == Impl::cublas) {
       lt_ = std::make_unique<LtMatmul>(dtype_, m_, n_, k_, kWorkspaceBytes);
       workspace_ = std::make_unique<DeviceBuffer>(kWorkspaceBytes);
@@ -360,10 +361,13 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(mgbench::Axis::integer("size", {"4096", "8192"})
                   .quick({"4096"})
                   .full({"2048", "4096", "8192", "16384"})
+                  .at_most(65536)
                   .describe("square points: M = N = K = size"))
         .axis(mgbench::Axis::integer("batch", {})
+                  .at_most(std::int64_t{1} << 24)
                   .describe("batch points (--batch-sizes): M = batch tokens, N = K = hidden"))
         .axis(mgbench::Axis::integer("hidden", {"8192"})
+                  .at_most(65536)
                   .describe("hidden size of the batch points (N = K)"))
         .expand(mgbench::bench::expand_gemm_points)
         .throughput("tflops_aggregate", "TFLOP/s")

@@ -39,6 +39,8 @@
 #include <nccl.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -335,6 +337,12 @@ Json train_metrics(const Params& p, int nranks, double seconds) {
                                          static_cast<std::size_t>(param_int(p, "hidden")),
                                          static_cast<std::size_t>(param_int(p, "batch")),
                                          static_cast<int>(param_int(p, "accum")));
+  if (!(seconds > 0) || !std::isfinite(seconds)) {
+    // No usable step time, no rate: NaN makes reject_non_finite fail the point with the reason.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return Json{{"samples_per_s", nan}, {"global_batch", per_gpu * nranks},
+                {"step_time_s", seconds}};
+  }
   return Json{{"samples_per_s", per_gpu * nranks / seconds},
               {"samples_per_s_per_gpu", per_gpu / seconds},
               {"global_batch", per_gpu * nranks},
@@ -412,9 +420,10 @@ MGBENCH_REGISTER_WORKLOAD(
                   "exposed_comm_s = max(0, step - compute_only); "
                   "overlap_ratio = clamp((comm - exposed_comm) / comm, 0, 1)")
         .requirements("impl=mgbench needs peer access between every pair of GPUs of the group")
-        .axis(Axis::integer("layers", {"8"}).describe("MLP layers"))
-        .axis(Axis::integer("hidden", {"4096"}).describe("layer width H"))
+        .axis(Axis::integer("layers", {"8"}).at_most(1024).describe("MLP layers"))
+        .axis(Axis::integer("hidden", {"4096"}).at_most(65536).describe("layer width H"))
         .axis(Axis::integer("batch", {"4096"})
+                  .at_most(std::int64_t{1} << 24)
                   .quick({"1024"})
                   .full({"1024", "4096", "8192"})
                   .describe("per-GPU batch (samples per micro-step)"))
@@ -422,7 +431,7 @@ MGBENCH_REGISTER_WORKLOAD(
                   .quick({"bf16"})
                   .allowed({"fp32", "tf32", "bf16", "fp16"})
                   .describe("compute precision (16-bit: fp32 master weights and gradients)"))
-        .axis(Axis::integer("accum", {"1"}).full({"1", "4"}).describe(
+        .axis(Axis::integer("accum", {"1"}).full({"1", "4"}).at_most(1024).describe(
             "gradient-accumulation micro-steps per optimizer step"))
         .axis(Axis::boolean("overlap", {"true"})
                   .full({"true", "false"})

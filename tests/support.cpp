@@ -20,6 +20,12 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+void skip_test(const std::string& reason) {
+  std::fprintf(stderr, "SKIP: %s\n", reason.c_str());
+  std::fflush(nullptr);
+  std::_Exit(77);
+}
+
 std::string temp_dir(const std::string& tag) {
   std::random_device rd;
   auto dir = std::filesystem::temp_directory_path() /

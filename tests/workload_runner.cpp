@@ -121,10 +121,4 @@ bool primary_context_active(int device) {
   return active != 0;
 }
 
-void skip_test(const std::string& why) {
-  std::fprintf(stderr, "SKIP: %s\n", why.c_str());
-  std::fflush(stderr);
-  std::_Exit(77);
-}
-
 }  // namespace mgbench::test

@@ -10,6 +10,7 @@
 #include "mgbench/model/group.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
+#include "support.hpp"  // skip_test
 
 namespace mgbench::test {
 
@@ -57,9 +58,5 @@ bool all_pairs_have_peer_access(const std::vector<int>& devices);
 // cuDevicePrimaryCtxGetState through dlopen; the tests link only the static runtime).
 // REQUIREs that the driver answers.
 bool primary_context_active(int device);
-
-// Ends this test process with exit code 77, which CTest reports as skipped (never passed):
-// every test case runs in its own process under CTest.
-[[noreturn]] void skip_test(const std::string& why);
 
 }  // namespace mgbench::test

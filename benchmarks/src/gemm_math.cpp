@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgbench/bench/gemm_math.hpp"
+#include "mgbench/core/checked_math.hpp"
 #include "mgbench/core/error.hpp"
 
 namespace mgbench::bench {
@@ -92,6 +93,18 @@ std::vector<std::int64_t> gemm_sample_indices(std::int64_t extent, int count,
 
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k) {
   return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+}
+
+GemmBufferBytes gemm_buffer_bytes(std::int64_t m, std::int64_t n, std::int64_t k,
+                                  std::size_t in_size, std::size_t out_size) {
+  if (m < 1 || n < 1 || k < 1) throw UsageError("gemm needs M, N and K >= 1");
+  const auto um = static_cast<std::uint64_t>(m), un = static_cast<std::uint64_t>(n),
+             uk = static_cast<std::uint64_t>(k);
+  GemmBufferBytes bytes;
+  bytes.a = checked_product({um, uk, in_size}, "gemm A bytes");
+  bytes.b = checked_product({un, uk, in_size}, "gemm B bytes");
+  bytes.c = checked_product({um, un, out_size}, "gemm C bytes");
+  return bytes;
 }
 
 Json gemm_metrics(const Params& params, int nranks, double seconds) {

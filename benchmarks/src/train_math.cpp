@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "mgbench/bench/dtype.hpp"
+#include "mgbench/core/checked_math.hpp"
 #include "mgbench/core/error.hpp"
 
 namespace mgbench::bench::train {
@@ -72,8 +73,9 @@ ParamLayout ParamLayout::make(int layers, std::size_t hidden) {
     LayerSlot& slot = layout.slots[static_cast<std::size_t>(l)];
     slot.begin = offset;
     slot.weight_offset = offset;
-    slot.bias_offset = align_elements(offset + hidden * hidden);
-    slot.end = align_elements(slot.bias_offset + hidden);
+    const std::size_t weights = checked_product({hidden, hidden}, "train_step weight elements");
+    slot.bias_offset = align_elements(checked_sum(offset, weights, "train_step parameters"));
+    slot.end = align_elements(checked_sum(slot.bias_offset, hidden, "train_step parameters"));
     offset = slot.end;
   }
   layout.total = offset;
@@ -116,7 +118,7 @@ std::size_t MemoryEstimate::total() const {
 }
 
 std::size_t slab_elements(std::size_t batch, std::size_t hidden) {
-  return align_elements(batch * hidden);
+  return align_elements(checked_product({batch, hidden}, "train_step activation elements"));
 }
 
 MemoryEstimate estimate_memory(int layers, std::size_t hidden, std::size_t batch,
@@ -124,14 +126,18 @@ MemoryEstimate estimate_memory(int layers, std::size_t hidden, std::size_t batch
                                std::size_t bias_workspace_floats, std::size_t staging_bytes) {
   const ParamLayout layout = ParamLayout::make(layers, hidden);
   MemoryEstimate m;
-  m.master = layout.total * sizeof(float);
-  m.momentum = layout.total * sizeof(float);
-  m.gradients = layout.total * sizeof(float);
-  m.weight_copy = has_weight_copy(precision) ? layout.total * element_bytes(precision) : 0;
+  m.master = checked_product({layout.total, sizeof(float)}, "train_step weight bytes");
+  m.momentum = m.master;
+  m.gradients = m.master;
+  m.weight_copy = has_weight_copy(precision)
+                      ? checked_product({layout.total, element_bytes(precision)},
+                                        "train_step weight bytes")
+                      : 0;
   // x, t; z_0..z_{L-1}; a_0..a_{L-2}; two ping-pong gradient buffers.
   const std::size_t slabs = 2 + static_cast<std::size_t>(layers) +
                             static_cast<std::size_t>(layers - 1) + 2;
-  m.activations = slabs * slab_elements(batch, hidden) * element_bytes(precision);
+  m.activations = checked_product({slabs, slab_elements(batch, hidden), element_bytes(precision)},
+                                  "train_step activation bytes");
   m.workspace = gemm_workspace_bytes + bias_workspace_floats * sizeof(float);
   m.staging = staging_bytes;
   return m;

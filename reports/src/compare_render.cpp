@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/core/text.hpp"
+
 namespace mgbench::reports {
 namespace {
 
@@ -19,8 +21,10 @@ class TextTable {
  public:
   TextTable(std::vector<std::string> header, std::string align)
       : header_(std::move(header)), align_(std::move(align)) {}
+  // Cells pass the core sanitiser: they hold text from the compared files.
   void add(std::vector<std::string> row) {
     if (!header_.empty()) row.resize(header_.size());
+    for (std::string& cell : row) cell = one_line(cell);
     rows_.push_back(std::move(row));
   }
   bool empty() const { return rows_.empty(); }
@@ -159,7 +163,7 @@ void render_points(std::ostream& out, const Comparison& cmp) {
     const auto first =
         std::find_if(cmp.points.begin(), cmp.points.end(),
                      [&](const PointComparison& p) { return p.workload == workload; });
-    out << workload << ": " << quantity_name(first->quantity) << "\n";
+    out << one_line(workload) << ": " << one_line(quantity_name(first->quantity)) << "\n";
     TextTable table({"params", "gpus", "base", "new", "change", "p", "threshold", "verdict", "why"},
                     "lrrrrrrll");
     for (const PointComparison& p : cmp.points) {
@@ -180,9 +184,9 @@ void render_unmatched(std::ostream& out, const Comparison& cmp) {
   if (!cmp.not_compared.empty()) {
     out << "Not compared (not ok in both runs):\n";
     for (const NotCompared& p : cmp.not_compared) {
-      out << "  " << point_label(p.workload, p.params, p.gpus) << ": base "
+      out << "  " << one_line(point_label(p.workload, p.params, p.gpus)) << ": base "
           << to_string(p.base_status) << ", new " << to_string(p.new_status)
-          << (p.message.empty() ? "" : " (" + p.message + ")") << "\n";
+          << (p.message.empty() ? "" : " (" + one_line(p.message) + ")") << "\n";
     }
     out << "\n";
   }
@@ -190,20 +194,21 @@ void render_unmatched(std::ostream& out, const Comparison& cmp) {
     if (list.empty()) return;
     out << title << "\n";
     for (const UnmatchedPoint& p : list) {
-      out << "  " << point_label(p.workload, p.params, p.gpus) << " (" << to_string(p.status)
+      out << "  " << one_line(point_label(p.workload, p.params, p.gpus)) << " ("
+          << to_string(p.status)
           << ")\n";
     }
     out << "\n";
   };
-  unmatched("Only in " + cmp.base_label + ":", cmp.only_in_base);
-  unmatched("Only in " + cmp.new_label + ":", cmp.only_in_new);
+  unmatched("Only in " + one_line(cmp.base_label) + ":", cmp.only_in_base);
+  unmatched("Only in " + one_line(cmp.new_label) + ":", cmp.only_in_new);
 }
 
 }  // namespace
 
 void render_comparison(std::ostream& out, const Comparison& cmp) {
-  out << "Comparing " << cmp.base_label << " (" << cmp.base_path << ") -> " << cmp.new_label << " ("
-      << cmp.new_path << ")\n\n";
+  out << "Comparing " << one_line(cmp.base_label) << " (" << one_line(cmp.base_path) << ") -> "
+      << one_line(cmp.new_label) << " (" << one_line(cmp.new_path) << ")\n\n";
   render_environment(out, cmp);
   render_points(out, cmp);
   if (!cmp.efficiency.empty()) {

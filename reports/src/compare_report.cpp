@@ -1,6 +1,7 @@
 // The comparison report page (compare_report.hpp): its sections in order, the style sheet on
 // top of the run report's, and the --report file writer. The sections and charts are in
 // compare_sections.cpp, compare_offers.cpp, compare_charts.cpp and compare_size_charts.cpp.
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/reports/compare_report.hpp"
 
 #include <fmt/format.h>
@@ -153,7 +154,7 @@ void write_compare_report_file(const std::string& path, const CompareReportInput
     const Json doc = input.document != nullptr ? *input.document
                      : input.offers != nullptr ? offers_to_json(*input.offers)
                                                : comparison_to_json(*input.comparison);
-    write_file_atomic(path, doc.dump(2) + "\n");
+    write_file_atomic(path, dump_json(doc, 2) + "\n");
   } else if (ends_with(".html") || ends_with(".htm")) {
     write_file_atomic(path, render_compare_html(input));
   } else {

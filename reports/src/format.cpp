@@ -8,73 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/core/text.hpp"
+
 namespace mgbench::reports {
-namespace {
-
-constexpr const char* kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-// Length of the valid UTF-8 sequence starting at `i`, or 0 when it is invalid.
-std::size_t utf8_sequence_length(const std::string& s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  std::size_t len = 0;
-  std::uint32_t cp = 0;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  // Overlong forms, surrogates, out of range, and the XML-forbidden U+FFFE/U+FFFF.
-  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return 0;
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF) return 0;
-  return len;
-}
-
-// Valid UTF-8 with control characters (except tab/newline/CR when kept) replaced.
-std::string sanitize_utf8(const std::string& text, bool keep_newlines) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = utf8_sequence_length(text, i);
-    if (len == 0) {
-      out += kReplacement;
-      ++i;
-      continue;
-    }
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (len == 1 && (c < 0x20 || c == 0x7F)) {
-      if (c == '\t') {
-        out += keep_newlines ? '\t' : ' ';
-      } else if (c == '\n' || c == '\r') {
-        out += keep_newlines ? static_cast<char>(c) : ' ';
-      } else {
-        out += kReplacement;
-      }
-    } else {
-      out.append(text, i, len);
-    }
-    i += len;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string escape_xml(const std::string& text) {
-  const std::string clean = sanitize_utf8(text, true);
+  const std::string clean = sanitize_text(text, true);
   std::string out;
   out.reserve(clean.size() + 16);
   for (char c : clean) {
@@ -90,20 +29,9 @@ std::string escape_xml(const std::string& text) {
   return out;
 }
 
-std::string valid_utf8(const std::string& text) { return sanitize_utf8(text, true); }
+std::string valid_utf8(const std::string& text) { return ::mgbench::sanitize_text(text, true); }
 
-std::string one_line(const std::string& text) {
-  std::string out = sanitize_utf8(text, false);
-  // Collapse runs of spaces created by folded newlines.
-  std::string collapsed;
-  collapsed.reserve(out.size());
-  for (char c : out) {
-    if (c == ' ' && !collapsed.empty() && collapsed.back() == ' ') continue;
-    collapsed += c;
-  }
-  while (!collapsed.empty() && collapsed.back() == ' ') collapsed.pop_back();
-  return collapsed;
-}
+std::string one_line(const std::string& text) { return ::mgbench::one_line(text); }
 
 std::string escape_markdown(const std::string& text) {
   const std::string line = one_line(text);
@@ -133,7 +61,7 @@ std::string escape_markdown(const std::string& text) {
 }
 
 std::string csv_field(const std::string& text) {
-  std::string value = sanitize_utf8(text, true);
+  std::string value = sanitize_text(text, true);
   if (!value.empty() && (value[0] == '=' || value[0] == '+' || value[0] == '-' || value[0] == '@' ||
                          value[0] == '\t' || value[0] == '\r')) {
     value.insert(value.begin(), '\'');

@@ -1,12 +1,19 @@
 // Markdown report with charts as linked .svg files.
 #include "mgbench/reports/markdown.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/svg.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
@@ -77,21 +84,71 @@ std::string render_markdown_report(const RunResult& run, const std::string& char
   return out;
 }
 
+namespace {
+
+
+// The charts directory: created when missing; a symbolic link or anything but a directory is
+// refused (an unpacked bundle could point it anywhere).
+void prepare_charts_dir(const std::string& dir) {
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      throw EnvironmentError("refusing to write charts into '" + dir + "': it is a symbolic link");
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      throw EnvironmentError("cannot write charts into '" + dir + "': not a directory");
+    }
+    return;
+  }
+  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+    throw EnvironmentError("cannot create '" + dir + "': " + std::strerror(errno));
+  }
+}
+
+// The chart files this writer put there last time, from its manifest: only names it could have
+// written (slugged .svg), so a crafted manifest cannot reach outside the directory.
+std::vector<std::string> previous_charts(const std::string& manifest) {
+  std::vector<std::string> names;
+  std::ifstream in(manifest);
+  std::string name;
+  while (std::getline(in, name) && names.size() < 10000) {
+    const bool plain = name.size() > 4 && name.size() < 200 &&
+                       name.compare(name.size() - 4, 4, ".svg") == 0 &&
+                       slug(name.substr(0, name.size() - 4)) == name.substr(0, name.size() - 4);
+    if (plain) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
+
 void write_markdown(const RunResult& run, const std::string& md_path) {
   namespace fs = std::filesystem;
   const std::string dir_name = markdown_charts_dir_name(md_path);
   const fs::path charts_dir = fs::path(md_path).parent_path() / dir_name;
   const auto charts = build_charts(run);
-  // Remove charts of an earlier rendering so the directory matches this report.
-  std::error_code ec;
-  if (fs::is_directory(charts_dir, ec)) {
-    for (const auto& entry : fs::directory_iterator(charts_dir, ec)) {
-      if (entry.path().extension() == ".svg") fs::remove(entry.path(), ec);
-    }
+  if (!charts_dir.parent_path().empty()) {
+    std::error_code ec;
+    fs::create_directories(charts_dir.parent_path(), ec);
   }
+  prepare_charts_dir(charts_dir.string());
+  // Remove the charts of this writer's earlier rendering (and nothing else), so the directory
+  // matches this report.
+  // The list of chart files the last rendering wrote, beside the charts directory (which then
+  // holds charts only).
+  const std::string manifest =
+      (fs::path(md_path).parent_path() / ("." + dir_name + ".list")).string();
+  for (const std::string& name : previous_charts(manifest)) {
+    const std::string path = (charts_dir / name).string();
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+  }
+  std::string written;
   for (const auto& c : charts) {
     write_file_atomic((charts_dir / (c.id + ".svg")).string(), svg::standalone(c.svg));
+    written += c.id + ".svg\n";
   }
+  write_file_atomic(manifest, written);
   write_file_atomic(md_path, render_markdown_report(run, dir_name));
 }
 

@@ -166,13 +166,13 @@ TEST_CASE("compare cli: another schema version exits 2 with one line", "[cli][co
   CHECK(r.err.find("schema_version") != std::string::npos);
 }
 
-TEST_CASE("compare cli: nothing matched exits 2 with one line", "[cli][compare]") {
+TEST_CASE("compare cli: nothing matched exits 5 (inconclusive) with one line", "[cli][compare]") {
   Files f;
   RunResult other = synthetic_run(1.0, 3);
   for (auto& p : other.points) p.workload = "other";
   const auto r = run_mgbench("compare " + f.save("a.json", synthetic_run(1.0, 2)) + " " +
                              f.save("b.json", other));
-  CHECK(r.exit_code == 2);
+  CHECK(r.exit_code == 5);
   CHECK(one_line(r.err));
   CHECK(r.err.find("nothing to compare") != std::string::npos);
 }
@@ -283,11 +283,21 @@ TEST_CASE("history cli: a corrupt database exits 2 with one line", "[cli][histor
   CHECK(r.err.find("corrupt") != std::string::npos);
 }
 
-TEST_CASE("history cli: a missing database exits 2", "[cli][history]") {
+TEST_CASE("history cli: list before any run says so and exits 0", "[cli][history]") {
   Files f;
-  const auto r = run_mgbench("history list --db " + f.dir + "/none.db");
-  CHECK(r.exit_code == 2);
-  CHECK(one_line(r.err));
+  const std::string db = f.dir + "/none.db";
+  const auto r = run_mgbench("history list --db " + db);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("No run recorded yet") != std::string::npos);
+  const auto json = run_mgbench("history list --json --db " + db);
+  CHECK(json.exit_code == 0);
+  CHECK(Json::parse(json.out) == Json::array());
+  CHECK_FALSE(std::filesystem::exists(db));  // a reading command creates nothing
+  const auto show = run_mgbench("history show last --db " + db);
+  CHECK(show.exit_code == 2);
+  CHECK(one_line(show.err));
+  CHECK(show.err.find("no run recorded yet") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(db));
 }
 
 #else

@@ -145,3 +145,27 @@ TEST_CASE("train_step: an impossible configuration is oom and the next point is 
   CHECK(results[0].status == Status::oom);
   require_verified(results[1]);
 }
+
+TEST_CASE("train_step --batch-sizes auto: batches above an OOM are skipped, others run",
+          "[gpu][train]") {
+  // The executor's real path: settings.batch_auto on, a series whose second batch cannot fit.
+  mgbench::RunSettings settings = mgbench::test::fast_settings();
+  settings.batch_auto = true;
+  Params small = train_point("fp32");
+  Params huge = train_point("fp32");
+  huge["layers"] = 64;
+  huge["hidden"] = 65536;
+  huge["batch"] = 65536;  // over 1 TB of activations: oom
+  Params larger = huge;
+  larger["batch"] = 131072;  // same series, larger batch: never tried
+  Params other = train_point("bf16");
+  const auto results = mgbench::test::run_workload("train_step", {0}, {small, huge, larger, other},
+                                                   settings);
+  REQUIRE(results.size() == 4);
+  require_verified(results[0]);
+  CAPTURE(results[1].message, results[2].message);
+  CHECK(results[1].status == Status::oom);
+  CHECK(results[2].status == Status::skipped);
+  CHECK(results[2].message.find("above the OOM boundary: batch 65536") != std::string::npos);
+  require_verified(results[3]);  // another series is not affected
+}

@@ -22,6 +22,7 @@
 #include "mgbench/model/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/model/workload.hpp"
+#include "support.hpp"
 #include "workload_runner.hpp"
 
 namespace {

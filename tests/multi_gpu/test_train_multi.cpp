@@ -14,6 +14,7 @@
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/model/workload.hpp"
+#include "support.hpp"
 #include "workload_runner.hpp"
 
 namespace {
@@ -83,8 +84,8 @@ TEST_CASE("train_step own all-reduce with overlap: replicas agree on 2 GPUs",
   const auto results = run_group(devices, {train_point("mgbench", true)});
   REQUIRE(results.size() == 1);
   if (!all_pairs_have_peer_access(devices)) {
-    CHECK(results[0].status == Status::waived);
-    return;
+    REQUIRE(results[0].status == Status::waived);  // checked before the skip hides the rest
+    mgbench::test::skip_test("GPUs 0 and 1 have no peer access: replicas cannot be compared");
   }
   require_replicas_agree(results[0], 2);
 }
@@ -95,8 +96,8 @@ TEST_CASE("train_step own all-reduce without overlap: replicas agree on 2 GPUs",
   const auto results = run_group(devices, {train_point("mgbench", false)});
   REQUIRE(results.size() == 1);
   if (!all_pairs_have_peer_access(devices)) {
-    CHECK(results[0].status == Status::waived);
-    return;
+    REQUIRE(results[0].status == Status::waived);  // checked before the skip hides the rest
+    mgbench::test::skip_test("GPUs 0 and 1 have no peer access: replicas cannot be compared");
   }
   require_replicas_agree(results[0], 2);
 }

@@ -209,10 +209,22 @@ TEST_CASE("compare: unmatched points are reported on both sides", "[compare]") {
   CHECK(cmp.only_in_new[0].gpus == 2);
 }
 
-TEST_CASE("compare: nothing matched is a usage error", "[compare]") {
+namespace {
+// The exit code compare_runs throws with (-1 when it does not throw).
+int thrown_code(const RunResult& base, const RunResult& next) {
+  try {
+    mgbench::compare_runs(base, next);
+  } catch (const mgbench::Error& e) {
+    return static_cast<int>(e.code());
+  }
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("compare: nothing matched is inconclusive (exit 5)", "[compare]") {
   RunResult base = make_run(1.0), next;
   next.points.push_back(make_point("other", 1, 1, 1e-3, 3));
-  CHECK_THROWS_AS(mgbench::compare_runs(base, next), mgbench::UsageError);
+  CHECK(thrown_code(base, next) == 5);
 }
 
 TEST_CASE("compare: points not ok in a run are listed, not judged", "[compare]") {
@@ -226,10 +238,34 @@ TEST_CASE("compare: points not ok in a run are listed, not judged", "[compare]")
   CHECK(cmp.not_compared[0].message == "worker crashed");
 }
 
-TEST_CASE("compare: no point ok in both runs is a usage error", "[compare]") {
+TEST_CASE("compare: no point ok in both runs is inconclusive (exit 5)", "[compare]") {
   RunResult base = make_run(1.0), next = make_run(1.0, 100);
   for (auto& p : next.points) p.status = mgbench::Status::failed;
-  CHECK_THROWS_AS(mgbench::compare_runs(base, next), mgbench::UsageError);
+  CHECK(thrown_code(base, next) == 5);
+}
+
+TEST_CASE("compare: every point noisy is inconclusive (exit 5), not a pass", "[compare]") {
+  RunResult base = make_run(1.0), next = make_run(1.0, 100);
+  for (auto& p : next.points) p.noisy = true;
+  const auto cmp = mgbench::compare_runs(base, next);
+  CHECK(cmp.count(mgbench::Verdict::noisy) == static_cast<int>(cmp.points.size()));
+  CHECK(mgbench::comparison_exit_code(cmp) == 5);
+  CHECK(mgbench::inconclusive_reason(cmp).find("noisy") != std::string::npos);
+  CHECK(mgbench::comparison_to_json(cmp)["summary"]["exit_code"] == 5);
+}
+
+TEST_CASE("compare: no regression is called across different test hooks", "[compare]") {
+  RunResult base = make_run(1.0), next = make_run(1.5, 100);  // clearly slower
+  REQUIRE(mgbench::comparison_exit_code(mgbench::compare_runs(base, next)) == 1);
+  next.environment["test_hooks"] = Json{{"MGBENCH_TEST_SLOWDOWN", "0.5"}};
+  const auto cmp = mgbench::compare_runs(base, next);
+  CHECK(cmp.any_slower());
+  CHECK(cmp.hooks_differ.find("MGBENCH_TEST_SLOWDOWN") != std::string::npos);
+  CHECK(mgbench::comparison_exit_code(cmp) == 5);
+  CHECK(mgbench::inconclusive_reason(cmp).find("test hooks") != std::string::npos);
+  // The same hooks on both sides: the gate judges as usual.
+  base.environment["test_hooks"] = next.environment["test_hooks"];
+  CHECK(mgbench::comparison_exit_code(mgbench::compare_runs(base, next)) == 1);
 }
 
 TEST_CASE("compare: a zero metric falls back to time", "[compare]") {

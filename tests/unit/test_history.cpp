@@ -21,8 +21,10 @@ using mgbench::Json;
 using mgbench::PointResult;
 using mgbench::RunResult;
 
-RunResult history_run(const std::string& started_at, const std::string& driver, double tflops) {
+RunResult history_run(const std::string& started_at, const std::string& driver, double tflops,
+                      const std::string& run_id = "") {
   RunResult run;
+  run.run_id = run_id;
   run.tool = Json{{"name", "mgbench"}, {"version", "0.1.0"}, {"git_revision", "abc"}};
   run.started_at = started_at;
   run.finished_at = started_at;
@@ -61,7 +63,7 @@ TEST_CASE("history: a recorded run comes back in list, show and export", "[histo
   const std::string db = dir.path + "/h.db";
   const RunResult run = history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700);
   mgbench::record_run(run, db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   const auto runs = store.list();
   REQUIRE(runs.size() == 1);
   CHECK(runs[0].host == "node1");
@@ -81,16 +83,36 @@ TEST_CASE("history: a recorded run comes back in list, show and export", "[histo
   CHECK(Json::parse(store.document(runs[0].id)) == Json(run));
 }
 
-TEST_CASE("history: recording the same run again replaces it", "[history]") {
+TEST_CASE("history: recording the same run id again updates its own row", "[history]") {
   TempDir dir;
   const std::string db = dir.path + "/h.db";
-  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
-  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 650), db);
-  mgbench::HistoryStore store(db, false);
-  REQUIRE(store.list().size() == 1);
+  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 600, "aa"), db);
+  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700, "bb"), db);
+  // A resumed sweep: same run id, later start, other numbers.
+  mgbench::record_run(history_run("2025-01-01T00:05:00.000Z", "570.86.15", 650, "aa"), db);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
+  const auto runs = store.list();
+  REQUIRE(runs.size() == 2);
+  CHECK(store.run(1).started_at == "2025-01-01T00:05:00.000Z");  // the row kept its id
+  CHECK(store.run(2).started_at == "2025-01-01T00:00:00.000Z");
+  CHECK(store.points(1).size() == 2);
+  CHECK(store.points(1)[1].metrics.at("tflops").get<double>() == Approx(650));
+  CHECK(store.points(2)[1].metrics.at("tflops").get<double>() == Approx(700));
+}
+
+TEST_CASE("history: two runs started in the same second on one host are both kept",
+          "[history]") {
+  TempDir dir;
+  const std::string db = dir.path + "/h.db";
+  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700, "aa"), db);
+  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 650, "bb"), db);
+  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 640), db);  // no id
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
+  REQUIRE(store.list().size() == 3);
   const auto rows = store.trend({"gemm", "tflops", "", 1});
-  REQUIRE(rows.size() == 2);
-  CHECK(rows[1].value == Approx(650));
+  REQUIRE(rows.size() == 6);
+  CHECK(rows[1].value == Approx(700));
+  CHECK(rows[3].value == Approx(650));
 }
 
 TEST_CASE("history: trend of a metric grouped by driver", "[history]") {
@@ -98,7 +120,7 @@ TEST_CASE("history: trend of a metric grouped by driver", "[history]") {
   const std::string db = dir.path + "/h.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
   mgbench::record_run(history_run("2025-02-01T00:00:00.000Z", "580.65.06", 680), db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   const auto rows = store.trend({"gemm", "tflops", "driver", std::nullopt});
   REQUIRE(rows.size() == 4);
   CHECK(rows[0].group == "570.86.15");
@@ -111,7 +133,7 @@ TEST_CASE("history: trend of the median time", "[history]") {
   TempDir dir;
   const std::string db = dir.path + "/h.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   const auto rows = store.trend({"gemm", "median_s", "", std::nullopt});
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].value == Approx(1.05e-3));
@@ -121,7 +143,7 @@ TEST_CASE("history: an unknown metric names the recorded ones", "[history]") {
   TempDir dir;
   const std::string db = dir.path + "/h.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   try {
     store.trend({"gemm", "tflop", "", std::nullopt});
     FAIL("no error");
@@ -134,7 +156,7 @@ TEST_CASE("history: an unknown --by field is a usage error", "[history]") {
   TempDir dir;
   const std::string db = dir.path + "/h.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   CHECK_THROWS_AS(store.trend({"gemm", "tflops", "id; DROP TABLE runs", std::nullopt}),
                   mgbench::UsageError);
   CHECK(store.list().size() == 1);
@@ -145,7 +167,7 @@ TEST_CASE("history: 'last' resolves to the latest run", "[history]") {
   const std::string db = dir.path + "/h.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
   mgbench::record_run(history_run("2025-02-01T00:00:00.000Z", "580.65.06", 680), db);
-  mgbench::HistoryStore store(db, false);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
   CHECK(store.run(store.resolve("last")).driver == "580.65.06");
   CHECK_THROWS_AS(store.resolve("99"), mgbench::UsageError);
   CHECK_THROWS_AS(store.resolve("abc"), mgbench::UsageError);
@@ -156,12 +178,12 @@ TEST_CASE("history: record_run creates the database directory", "[history]") {
   const std::string db = dir.path + "/a/b/history.db";
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
   CHECK(std::filesystem::exists(db));
-  CHECK(mgbench::HistoryStore(db, false).schema_version() == mgbench::HistoryStore::kSchemaVersion);
+  CHECK(mgbench::HistoryStore(db, mgbench::HistoryMode::read_only).schema_version() == mgbench::HistoryStore::kSchemaVersion);
 }
 
 TEST_CASE("history: a missing database is a usage error when not creating", "[history]") {
   TempDir dir;
-  CHECK_THROWS_AS(mgbench::HistoryStore(dir.path + "/none.db", false), mgbench::UsageError);
+  CHECK_THROWS_AS(mgbench::HistoryStore(dir.path + "/none.db", mgbench::HistoryMode::read_only), mgbench::UsageError);
   CHECK_FALSE(std::filesystem::exists(dir.path + "/none.db"));
 }
 
@@ -201,8 +223,8 @@ TEST_CASE("history: a version 1 database is migrated to version 2", "[history]")
       point.run();
     }
   }
-  mgbench::HistoryStore store(db, false);
-  CHECK(store.schema_version() == 2);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::record);
+  CHECK(store.schema_version() == mgbench::HistoryStore::kSchemaVersion);
   const auto rows = store.trend({"gemm", "tflops", "driver", std::nullopt});
   REQUIRE(rows.size() == 2);
   CHECK(rows[1].value == Approx(690));
@@ -225,7 +247,7 @@ TEST_CASE("history: a database from a newer mgbench is refused", "[history]") {
     future.exec("INSERT INTO schema_version (version) VALUES (99)");
   }
   try {
-    mgbench::HistoryStore store(db, false);
+    mgbench::HistoryStore store(db, mgbench::HistoryMode::read_only);
     FAIL("no error");
   } catch (const mgbench::UsageError& e) {
     CHECK(std::string(e.what()).find("newer mgbench") != std::string::npos);
@@ -253,7 +275,7 @@ TEST_CASE("history: an SQLite file that is not a history is refused", "[history]
     mgbench::sqlite::Database other(db);
     other.exec("CREATE TABLE notes (text TEXT)");
   }
-  CHECK_THROWS_AS(mgbench::HistoryStore(db, false), mgbench::UsageError);
+  CHECK_THROWS_AS(mgbench::HistoryStore(db, mgbench::HistoryMode::read_only), mgbench::UsageError);
 }
 
 TEST_CASE("history: a locked database fails after the busy timeout", "[history]") {
@@ -262,7 +284,7 @@ TEST_CASE("history: a locked database fails after the busy timeout", "[history]"
   mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700), db);
   mgbench::sqlite::Database holder(db);
   mgbench::sqlite::Transaction lock(holder);  // BEGIN IMMEDIATE: holds the write lock
-  mgbench::HistoryStore store(db, false, 100);
+  mgbench::HistoryStore store(db, mgbench::HistoryMode::record, 100);
   try {
     store.record(history_run("2025-02-01T00:00:00.000Z", "570.86.15", 700));
     FAIL("no error");
@@ -309,7 +331,7 @@ TEST_CASE("history: the database uses WAL journaling", "[history]") {
 TEST_CASE("history: without SQLite the store says so", "[history]") {
   CHECK_FALSE(mgbench::history_available());
   try {
-    mgbench::HistoryStore store("/tmp/none.db");
+    mgbench::HistoryStore store("/tmp/none.db");  // NOLINT
     FAIL("no error");
   } catch (const mgbench::EnvironmentError& e) {
     CHECK(std::string(e.what()).find("built without SQLite") == 0);

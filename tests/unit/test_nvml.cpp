@@ -1,4 +1,5 @@
 // NVML loader helpers: reason-bit decoding, PCI bus id matching, the missing-library path.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -114,4 +115,15 @@ TEST_CASE("no telemetry observer when telemetry is off") {
   RunSettings settings;
   settings.telemetry = false;
   REQUIRE(make_point_observer(settings, {0}) == nullptr);
+}
+
+TEST_CASE("a relative MGBENCH_NVML_LIBRARY is refused: the default search stays") {
+  for (const char* relative : {"libevil.so", "./libnvidia-ml.so.1", "lib/x.so"}) {
+    ::setenv("MGBENCH_NVML_LIBRARY", relative, 1);
+    const auto candidates = Nvml::default_candidates();
+    ::unsetenv("MGBENCH_NVML_LIBRARY");
+    REQUIRE(candidates.size() > 1);
+    CHECK(candidates.front() == "libnvidia-ml.so.1");
+    CHECK(std::find(candidates.begin(), candidates.end(), relative) == candidates.end());
+  }
 }

@@ -15,11 +15,14 @@ namespace {
 const std::string kData = std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json";
 const std::string kGolden = std::string(MGBENCH_SOURCE_DIR) + "/tests/golden/";
 
-// Compares with the golden file, or rewrites it when MGBENCH_UPDATE_GOLDEN is set.
+// Compares with the golden file. With MGBENCH_UPDATE_GOLDEN set it rewrites the file and
+// FAILS: an update is never a passing test (review the diff, then run again without it).
 void check_golden(const std::string& name, const std::string& actual) {
   const std::string path = kGolden + name;
   if (std::getenv("MGBENCH_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(path, std::ios::binary) << actual;
+    FAIL("golden updated: " << name << " rewritten by the code under test; review the diff and "
+                            "rerun without MGBENCH_UPDATE_GOLDEN");
   }
   const std::string expected = mgbench::test::read_text(path);
   REQUIRE_FALSE(expected.empty());

@@ -79,12 +79,32 @@ TEST_CASE("malformed results files give one-line usage errors") {
   CHECK_THROWS_AS(
       mgbench::load_results(write("badpoint.json", "{\"schema_version\":1,\"points\":[{}]}")),
       mgbench::UsageError);
+  const std::string next = std::to_string(mgbench::kSchemaVersion + 1);
   try {
-    mgbench::load_results(write("v3.json", "{\"schema_version\": 3}"));
+    mgbench::load_results(write("next.json", "{\"schema_version\": " + next + "}"));
+    FAIL("a results file of the next schema version was accepted");
   } catch (const mgbench::UsageError& e) {
     const std::string what = e.what();
     CHECK(what.find('\n') == std::string::npos);
-    CHECK(what.find("schema_version 3") != std::string::npos);
+    CHECK(what.find("schema_version " + next) != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("every supported schema version loads, with its points") {
+  const std::string dir = mgbench::test::temp_dir("versions");
+  for (int version = mgbench::kOldestSchemaVersion; version <= mgbench::kSchemaVersion;
+       ++version) {
+    mgbench::Json doc = sample_run();
+    doc["schema_version"] = version;
+    if (version == 1) doc.erase("presentation");  // version 1 had none
+    const std::string path = dir + "/v" + std::to_string(version) + ".json";
+    std::ofstream(path) << doc.dump();
+    const auto run = mgbench::load_results(path);
+    CHECK(run.schema_version == version);
+    REQUIRE(run.points.size() == sample_run().points.size());
+    CHECK(run.points[1].workload == sample_run().points[1].workload);
+    CHECK(run.points[1].samples == sample_run().points[1].samples);
   }
   std::filesystem::remove_all(dir);
 }

@@ -276,10 +276,11 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
   const std::string fb = find_string(base.environment, {"fingerprint_hash"});
   const std::string fn = find_string(next.environment, {"fingerprint_hash"});
   cmp.fingerprint_differs = !fb.empty() && !fn.empty() && fb != fn;
+  cmp.hooks_differ = hooks_difference(base, next);
 
   const MatchResult match = match_points(base.points, next.points);
   if (match.pairs.empty()) {
-    throw UsageError("nothing to compare: no point of the base run (" +
+    throw Error(ExitCode::inconclusive, "inconclusive, nothing to compare: no point of the base run (" +
                      std::to_string(base.points.size()) + ") matches one of the new run (" +
                      std::to_string(next.points.size()) +
                      ") by workload, parameters and GPU count");
@@ -293,7 +294,7 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
   }
   if (cmp.points.empty()) {
     const NotCompared& first = cmp.not_compared.front();
-    throw UsageError("nothing to compare: none of the " + std::to_string(match.pairs.size()) +
+    throw Error(ExitCode::inconclusive, "inconclusive, nothing to compare: none of the " + std::to_string(match.pairs.size()) +
                      " matched points is ok in both runs (e.g. " + first.workload + " on " +
                      std::to_string(first.gpus) + " GPU(s): base " + to_string(first.base_status) +
                      ", new " + to_string(first.new_status) + ")");
@@ -304,7 +305,32 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
   return cmp;
 }
 
+std::string hooks_difference(const RunResult& base, const RunResult& next) {
+  auto hooks = [](const RunResult& run) {
+    const Json& env = run.environment;
+    return env.is_object() && env.contains("test_hooks") ? env["test_hooks"] : Json::object();
+  };
+  const Json a = hooks(base), b = hooks(next);
+  if (a == b) return "";
+  // ASCII only: the values come from the files.
+  return "the runs had different test hooks (base " + a.dump(-1, ' ', true) + ", new " +
+         b.dump(-1, ' ', true) +
+         "): a slowdown may be the hook's";
+}
+
+std::string inconclusive_reason(const Comparison& cmp) {
+  if (cmp.count(Verdict::same) + cmp.count(Verdict::faster) + cmp.count(Verdict::slower) == 0) {
+    return "inconclusive: every compared point is noisy (" + std::to_string(cmp.points.size()) +
+           " point(s)); nothing can be judged";
+  }
+  if (cmp.any_slower() && !cmp.hooks_differ.empty()) {
+    return "inconclusive: " + cmp.hooks_differ + "; no regression is called";
+  }
+  return "";
+}
+
 int comparison_exit_code(const Comparison& comparison) {
+  if (!inconclusive_reason(comparison).empty()) return static_cast<int>(ExitCode::inconclusive);
   return comparison.any_slower() ? static_cast<int>(ExitCode::regression)
                                  : static_cast<int>(ExitCode::ok);
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "mgbench/analysis/compare.hpp"
@@ -60,7 +61,13 @@ struct EffEntry {
 // The run's scaling rows, plus X(N) / (N X(1)) for workloads without rows.
 std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOptions& options);
 // The efficiency of a point: the scaling row that names it, else the row with its params.
-std::optional<double> point_efficiency(const std::vector<EffEntry>& entries, const PointResult& p);
+// The entries hashed by point index and by configuration, looked up by point_efficiency.
+struct EffIndex {
+  std::unordered_map<std::string, double> by_point;   // workload|index|gpus
+  std::unordered_map<std::string, double> by_config;  // efficiency_key
+};
+EffIndex index_efficiencies(const std::vector<EffEntry>& entries);
+std::optional<double> point_efficiency(const EffIndex& index, const PointResult& p);
 // Efficiency side by side for every multi-GPU configuration either run has.
 std::vector<EfficiencyRow> efficiency_rows(const RunResult& base, const RunResult& next,
                                            const CompareOptions& options);

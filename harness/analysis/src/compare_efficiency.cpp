@@ -48,7 +48,9 @@ void collect_scaling(const Json& node, std::string workload, Json params,
 }  // namespace
 
 std::string efficiency_key(const std::string& workload, const Params& params, int gpus) {
-  return workload + "|" + params_json_or_empty(params).dump() + "|" + std::to_string(gpus);
+  return workload + "|" +
+         params_json_or_empty(params).dump(-1, ' ', false, Json::error_handler_t::replace) + "|" +
+         std::to_string(gpus);
 }
 
 namespace compare_detail {
@@ -81,17 +83,30 @@ std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOp
   return out;
 }
 
-std::optional<double> point_efficiency(const std::vector<EffEntry>& entries, const PointResult& p) {
+namespace {
+std::string point_slot(const std::string& workload, std::size_t index, int gpus) {
+  return workload + "|" + std::to_string(index) + "|" + std::to_string(gpus);
+}
+}  // namespace
+
+EffIndex index_efficiencies(const std::vector<EffEntry>& entries) {
+  EffIndex index;  // emplace: the first entry wins, as the linear scan did
   for (const EffEntry& e : entries) {
-    if (e.point_index && *e.point_index == p.index && e.workload == p.workload &&
-        e.gpus == p.gpus) {
-      return e.value;
+    if (e.point_index) {
+      index.by_point.emplace(point_slot(e.workload, *e.point_index, e.gpus), e.value);
     }
+    index.by_config.emplace(efficiency_key(e.workload, e.params, e.gpus), e.value);
   }
-  const Json params = params_json_or_empty(p.params);
-  for (const EffEntry& e : entries) {
-    if (e.workload == p.workload && e.gpus == p.gpus && e.params == params) return e.value;
+  return index;
+}
+
+std::optional<double> point_efficiency(const EffIndex& index, const PointResult& p) {
+  if (auto it = index.by_point.find(point_slot(p.workload, p.index, p.gpus));
+      it != index.by_point.end()) {
+    return it->second;
   }
+  const auto it = index.by_config.find(efficiency_key(p.workload, p.params, p.gpus));
+  if (it != index.by_config.end()) return it->second;
   return std::nullopt;
 }
 

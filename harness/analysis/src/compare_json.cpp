@@ -102,6 +102,8 @@ Json comparison_to_json(const Comparison& cmp) {
            {"slower", cmp.count(Verdict::slower)},    {"noisy", cmp.count(Verdict::noisy)},
            {"not_compared", cmp.not_compared.size()}, {"only_in_base", cmp.only_in_base.size()},
            {"only_in_new", cmp.only_in_new.size()},   {"exit_code", comparison_exit_code(cmp)}};
+  j["inconclusive_reason"] = inconclusive_reason(cmp);
+  j["test_hooks_differ"] = cmp.hooks_differ;
   return j;
 }
 

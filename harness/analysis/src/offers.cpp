@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -168,49 +170,61 @@ std::string describe_platform(const Json& env) {
 // ---- the tables ----------------------------------------------------------------------------
 
 // A table's row keys: per workload the (params, gpus) pairs in first-seen order of the
-// parameter set, then by GPU count.
+// parameter set, then by GPU count. Every lookup is hashed: offers come from other machines and
+// may hold many points.
 struct RowKeys {
   std::map<std::string, std::vector<std::pair<std::string, int>>> rows;  // workload -> keys
   std::map<std::string, Params> params_of;                               // dump -> params
 };
 
+std::string row_key(const std::string& workload, const std::string& pk, int gpus) {
+  return workload + '\n' + pk + '\n' + std::to_string(gpus);
+}
+
 RowKeys collect_row_keys(const std::vector<Offer>& offers) {
   RowKeys keys;
-  std::map<std::string, std::vector<std::string>> param_order;
+  std::unordered_set<std::string> seen_rows;
+  std::unordered_map<std::string, std::size_t> param_rank;  // workload + pk -> first-seen rank
   for (const Offer& offer : offers) {
     for (const PointResult& p : offer.run->points) {
       const Json params = params_json_or_empty(p.params);
-      const std::string pk = params.dump();
-      auto& rows = keys.rows[p.workload];
-      if (std::find(rows.begin(), rows.end(), std::make_pair(pk, p.gpus)) == rows.end()) {
-        rows.emplace_back(pk, p.gpus);
+      const std::string pk = params.dump(-1, ' ', false, Json::error_handler_t::replace);
+      if (seen_rows.insert(row_key(p.workload, pk, p.gpus)).second) {
+        keys.rows[p.workload].emplace_back(pk, p.gpus);
       }
-      auto& order = param_order[p.workload];
-      if (std::find(order.begin(), order.end(), pk) == order.end()) order.push_back(pk);
-      keys.params_of[pk] = params;
+      param_rank.emplace(p.workload + '\n' + pk, param_rank.size());
+      keys.params_of.emplace(pk, params);
     }
   }
   for (auto& [workload, rows] : keys.rows) {
-    const auto& order = param_order[workload];
+    const std::string& w = workload;
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-      const auto ia = std::find(order.begin(), order.end(), a.first) - order.begin();
-      const auto ib = std::find(order.begin(), order.end(), b.first) - order.begin();
+      const std::size_t ia = param_rank.at(w + '\n' + a.first);
+      const std::size_t ib = param_rank.at(w + '\n' + b.first);
       return ia != ib ? ia < ib : a.second < b.second;
     });
   }
   return keys;
 }
 
-// The offer's point for a row; an ok point when the configuration appears more than once.
-const PointResult* find_point(const RunResult& run, const std::string& workload,
-                              const std::string& pk, int gpus) {
-  const PointResult* point = nullptr;
+// Each offer's points by row key; an ok point wins when the configuration appears more than
+// once.
+using PointIndex = std::unordered_map<std::string, const PointResult*>;
+PointIndex index_points(const RunResult& run) {
+  PointIndex index;
   for (const PointResult& p : run.points) {
-    if (p.workload == workload && p.gpus == gpus && params_json_or_empty(p.params).dump() == pk) {
-      if (!point || (point->status != Status::ok && p.status == Status::ok)) point = &p;
-    }
+    const std::string pk =
+        params_json_or_empty(p.params).dump(-1, ' ', false, Json::error_handler_t::replace);
+    const PointResult*& slot = index[row_key(p.workload, pk, p.gpus)];
+    if (!slot || (slot->status != Status::ok && p.status == Status::ok)) slot = &p;
   }
-  return point;
+  return index;
+}
+
+const PointResult* find_point(const PointIndex& index, const std::string& workload,
+                              const std::string& pk, int gpus) {
+  const auto it = index.find(row_key(workload, pk, gpus));
+  return it == index.end() ? nullptr : it->second;
 }
 
 // The point's "<metric>_per_watt", else throughput over the sum of its GPUs' average power.
@@ -233,7 +247,7 @@ std::optional<double> per_watt(const PointResult& point, const Quantity& quantit
 }
 
 OfferCell make_cell(const PointResult* point, const Offer& offer, const Quantity& quantity,
-                    const std::vector<EffEntry>& effs, int gpus, const CompareOptions& options) {
+                    const EffIndex& effs, int gpus, const CompareOptions& options) {
   OfferCell cell;
   if (!point) return cell;
   cell.present = true;
@@ -293,9 +307,13 @@ OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOp
   OfferComparison result;
   for (const Offer& offer : offers) result.offers.push_back(summarize_offer(offer));
   // Rows: the union of (workload, params, gpus), workloads in name order.
-  std::vector<std::vector<EffEntry>> effs;
-  for (const Offer& offer : offers) effs.push_back(collect_efficiencies(*offer.run, options));
+  std::vector<EffIndex> effs;
+  for (const Offer& offer : offers) {
+    effs.push_back(index_efficiencies(collect_efficiencies(*offer.run, options)));
+  }
   RowKeys keys = collect_row_keys(offers);
+  std::vector<PointIndex> indexes;
+  for (const Offer& offer : offers) indexes.push_back(index_points(*offer.run));
   for (const auto& [workload, rows] : keys.rows) {
     OfferTable table;
     table.workload = workload;
@@ -305,7 +323,7 @@ OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOp
       row.params = keys.params_of[pk];
       row.gpus = gpus;
       for (std::size_t o = 0; o < offers.size(); ++o) {
-        const PointResult* point = find_point(*offers[o].run, workload, pk, gpus);
+        const PointResult* point = find_point(indexes[o], workload, pk, gpus);
         row.cells.push_back(make_cell(point, offers[o], table.quantity, effs[o], gpus, options));
       }
       row.best_throughput =

@@ -7,11 +7,13 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <cxxopts.hpp>
 
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/command_line.hpp"
@@ -20,6 +22,7 @@
 #include "mgbench/reports/compare_report.hpp"
 #include "mgbench/reports/junit.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench {
@@ -202,7 +205,9 @@ CompareArgs parse_compare_args(int argc, char** argv) {
   if (parsed.count("help")) {
     throw HelpRequested(
         options.help() +
-        "\nExit codes: 0 no point slower, 1 a point is slower (regression), 2 bad input.\n"
+        "\nExit codes: 0 no point slower, 1 a point is slower (regression), 2 bad input,\n"
+        "5 inconclusive (nothing matched, every point noisy or not ok, or a slower point between\n"
+        "runs with different test hooks).\n"
         "Per dollar = throughput / (price per GPU-hour x GPUs), e.g. TFLOP/s per $/h.\n");
   }
   a.inputs = strings(parsed, "inputs");
@@ -244,9 +249,13 @@ template <typename Result, typename Render>
 void emit(const CompareArgs& a, const Json& document, const std::vector<RunResult>& runs,
           const Result& result, Render render) {
   if (a.json) {
-    std::cout << document.dump(2) << "\n";
+    std::cout << dump_json(document, 2) << "\n";
   } else {
-    render(std::cout);
+    // Everything printed passes the core sanitiser once more (the renderers already clean
+    // their cells): the text comes from files made on other machines.
+    std::ostringstream text;
+    render(text);
+    std::cout << sanitize_text(text.str(), true);
   }
   if (a.report.empty()) return;
   std::vector<const RunResult*> run_ptrs;
@@ -295,6 +304,9 @@ int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
   emit(a, document, runs, cmp,
        [&](std::ostream& out) { reports::render_comparison(out, cmp); });
   if (!a.junit.empty()) reports::write_junit_file(cmp, &runs[1], a.junit);
+  if (const std::string why = inconclusive_reason(cmp); !why.empty()) {
+    std::cerr << "mgbench compare: " << why << "\n";
+  }
   return comparison_exit_code(cmp);
 }
 

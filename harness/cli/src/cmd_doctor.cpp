@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/bench/gemm_load.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/cli/commands.hpp"
@@ -47,7 +48,7 @@ int cmd_doctor(int argc, char** argv) {
   const auto checks = evaluate_doctor(facts);
   const Json result = doctor_to_json(checks);
   if (json) {
-    std::cout << result.dump(2) << "\n";
+    std::cout << dump_json(result, 2) << "\n";
   } else {
     const bool colour = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
     reports::render_doctor_text(result, std::cout, colour);

@@ -3,6 +3,7 @@
 // recorded results document (json), or one row per point with its run's fields (csv, jsonl).
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -13,10 +14,12 @@
 
 #include <cxxopts.hpp>
 
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/model/stats.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/store/history.hpp"
@@ -91,7 +94,7 @@ int history_list(const HistoryStore& store, bool json) {
   if (json) {
     Json out = Json::array();
     for (const HistoryRun& r : runs) out.push_back(run_json(r));
-    std::cout << out.dump(2) << "\n";
+    std::cout << dump_json(out, 2) << "\n";
     return 0;
   }
   if (runs.empty()) {
@@ -129,17 +132,18 @@ int history_show(const HistoryStore& store, const std::string& ref, bool json) {
                                    {"noisy", p.noisy},
                                    {"metrics", p.metrics}});
     }
-    std::cout << out.dump(2) << "\n";
+    std::cout << dump_json(out, 2) << "\n";
     return 0;
   }
-  std::cout << "Run " << run.id << ": started " << run.started_at << ", finished "
-            << or_dash(run.finished_at) << " on " << run.host << "\n"
-            << "  GPUs: " << run.gpu_count << "x " << or_dash(run.gpu_model) << "; driver "
-            << or_dash(run.driver) << ", CUDA " << or_dash(run.cuda) << ", NCCL "
-            << or_dash(run.nccl) << "\n"
-            << "  fingerprint " << or_dash(run.fingerprint) << "; mgbench "
-            << or_dash(run.tool_version) << "; " << run.ok_points << " of " << run.points
-            << " points ok\n\n";
+  std::ostringstream head;
+  head << "Run " << run.id << ": started " << run.started_at << ", finished "
+       << or_dash(run.finished_at) << " on " << run.host << "\n"
+       << "  GPUs: " << run.gpu_count << "x " << or_dash(run.gpu_model) << "; driver "
+       << or_dash(run.driver) << ", CUDA " << or_dash(run.cuda) << ", NCCL " << or_dash(run.nccl)
+       << "\n"
+       << "  fingerprint " << or_dash(run.fingerprint) << "; mgbench " << or_dash(run.tool_version)
+       << "; " << run.ok_points << " of " << run.points << " points ok\n\n";
+  std::cout << sanitize_text(head.str(), true);  // the database may come from another machine
   std::vector<std::vector<std::string>> rows;
   for (const HistoryPoint& p : points) {
     std::string metrics;
@@ -168,7 +172,7 @@ void print_trend_json(const TrendQuery& query, const std::vector<TrendRow>& rows
                     {"metric", query.metric},
                     {"by", query.by},
                     {"rows", out}}
-                   .dump(2)
+                   .dump(2, ' ', false, Json::error_handler_t::replace)
             << "\n";
 }
 
@@ -226,7 +230,7 @@ void print_trend_groups(const TrendQuery& query, const std::vector<TrendRow>& ro
     summary.push_back({params, gpus, or_dash(g.group), std::to_string(g.values.size()),
                        number(median), number(g.values.front()), number(g.values.back()), change});
   }
-  std::cout << "\nBy " << query.by << ":\n";
+  std::cout << "\nBy " << one_line(query.by) << ":\n";
   print_table({"params", "gpus", query.by, "runs", "median", "min", "max", "vs first"}, summary, 3);
 }
 
@@ -236,8 +240,9 @@ int history_trend(const HistoryStore& store, const TrendQuery& query, bool json)
     print_trend_json(query, rows);
     return 0;
   }
-  std::cout << query.workload << " " << query.metric << (query.by.empty() ? "" : " by " + query.by)
-            << " (" << store.path() << ")\n";
+  std::cout << one_line(query.workload + " " + query.metric +
+                        (query.by.empty() ? "" : " by " + query.by) + " (" + store.path() + ")")
+            << "\n";
   print_trend_rows(query, rows);
   if (!query.by.empty()) print_trend_groups(query, rows);
   return 0;
@@ -408,7 +413,20 @@ int cmd_history(int argc, char** argv) {
       parsed.count("db") ? parsed["db"].as<std::string>() : default_history_path();
   if (parse_only()) return 0;
 
-  const HistoryStore store(db, /*create=*/false);
+  // Reading never creates or migrates the file. No database yet: nothing was recorded.
+  std::error_code missing;
+  if (history_available() && !std::filesystem::exists(db, missing)) {
+    if (sub != "list") {
+      throw UsageError("no run recorded yet: history database " + db + " does not exist");
+    }
+    if (json) {
+      std::cout << "[]\n";
+    } else {
+      std::cout << "No run recorded yet (no history database at " << db << ")\n";
+    }
+    return 0;
+  }
+  const HistoryStore store(db, HistoryMode::read_only);
   if (sub == "list") return history_list(store, json);
   if (sub == "show") return history_show(store, positional[0], json);
   if (sub == "trend") return history_trend(store, query, json);

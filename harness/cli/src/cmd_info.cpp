@@ -8,6 +8,7 @@
 #include <cxxopts.hpp>
 #include <fmt/format.h>
 
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/platform/devices.hpp"
@@ -176,7 +177,7 @@ int cmd_info(int argc, char** argv) {
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
   const Json env = collect_environment(inventory);
   if (args.count("json")) {
-    std::cout << env.dump(2) << "\n";
+    std::cout << dump_json(env, 2) << "\n";
   } else {
     print_environment(std::cout, env);
   }

@@ -34,7 +34,8 @@ Json workloads_json() {
                       {"quick", a.values_for(Profile::quick)},
                       {"standard", a.values_for(Profile::standard)},
                       {"full", a.values_for(Profile::full)},
-                      {"allowed", a.allowed_values}});
+                      {"allowed", a.allowed_values},
+                      {"max", a.max_value > 0 ? Json(a.max_value) : Json()}});
     }
     out.push_back({{"name", w.name()},
                    {"summary", w.summary()},
@@ -58,6 +59,7 @@ void print_axis(std::ostream& out, const Axis& a) {
   if (!a.allowed_values.empty()) {
     out << fmt::format("; one of {}", fmt::join(a.allowed_values, ","));
   }
+  if (a.max_value > 0) out << fmt::format("; at most {}", a.max_value);
   if (!a.help.empty()) out << "  - " << a.help;
   out << "\n";
 }

@@ -1,5 +1,5 @@
-// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text|prom|gbench]`: renders a
-// results file.
+// `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text|prom|gbench] [--redact]
+// [--json]`: renders a results file, or writes it back (redacted) for sharing.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -19,6 +19,9 @@
 #include "mgbench/reports/prom.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/core/file_io.hpp"
+#include "mgbench/core/json_text.hpp"
+#include "mgbench/core/text.hpp"
+#include "mgbench/model/redact.hpp"
 
 namespace mgbench {
 namespace {
@@ -45,6 +48,17 @@ void write_to(const RunResult& run, const std::string& format, std::ostream& out
   }
 }
 
+// The export path: the (redacted) results document, to share.
+int export_results(const RunResult& run, const std::string& output) {
+  if (output.empty()) {
+    std::cout << dump_json(Json(run), 1) << '\n';
+  } else {
+    save_results(run, output);
+    std::cout << "wrote " << one_line(output) << '\n';
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_report(int argc, char** argv) {
@@ -58,6 +72,9 @@ int cmd_report(int argc, char** argv) {
        "gbench: stdout)", cxxopts::value<std::string>())
       ("format", "html, md, csv, text, prom or gbench (default: from the output file's "
        "extension, else html)", cxxopts::value<std::string>())
+      ("redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
+       "processes out of the output (docs/SHARING.md)")
+      ("json", "write the (redacted, with --redact) results document instead of a report")
       ("results", "results JSON file", cxxopts::value<std::vector<std::string>>())
       ("h,help", "show this help");
   // clang-format on
@@ -85,7 +102,9 @@ int cmd_report(int argc, char** argv) {
   }
   if (parse_only()) return 0;
 
-  const RunResult run = load_results(inputs.front());
+  const RunResult loaded = load_results(inputs.front());
+  const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
+  if (args.count("json")) return export_results(run, output);
 
   if (output.empty() && format != "html" && format != "md") {
     write_to(run, format, std::cout);
@@ -105,7 +124,7 @@ int cmd_report(int argc, char** argv) {
     write_to(run, format, text);
     write_file_atomic(path, text.str());
   }
-  std::cout << "wrote " << path << '\n';
+  std::cout << "wrote " << one_line(path) << '\n';
   return 0;
 }
 

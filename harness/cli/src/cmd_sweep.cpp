@@ -13,8 +13,10 @@
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/plan.hpp"
 #include "mgbench/run/sweep.hpp"
@@ -32,7 +34,8 @@ const std::set<std::string> kPlanOptions = {
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",
-                                      "quiet",     "help",         "force"};
+                                      "quiet",     "help",         "force",
+                                      "redact"};
 
 // One long option of a command line, with the tokens it spans ("--a=1", or "--a" "1").
 struct LongOption {
@@ -113,9 +116,32 @@ std::vector<std::string> journal_argv(const JournalReplay& replay, const std::st
       tool["version"] != Json(MGBENCH_VERSION_STRING)) {
     throw UsageError(fmt::format(
         "cannot resume '{}': it was written by mgbench {}, this is {} (start over with --force)",
-        path, tool["version"].dump(), MGBENCH_VERSION_STRING));
+        path, dump_json(tool["version"]), MGBENCH_VERSION_STRING));
   }
   return argv;
+}
+
+// The run id the journal's sweep recorded (kept, so the history updates that run's row), and
+// its test hooks, which must be the ones in effect now: a resumed sweep never mixes points
+// measured with and without a hook (the journal's values are not taken over: refused instead).
+std::string journal_run_id(const JournalReplay& replay, const std::string& path) {
+  const Json& header = replay.header;
+  const Json hooks = header.value("test_hooks", Json::object());
+  const Json now = test_hooks::active();
+  if (hooks != now) {
+    throw UsageError(fmt::format(
+        "cannot resume '{}': its sweep ran with test hooks {}, the environment now has {} "
+        "(set the same MGBENCH_TEST_* variables, or start a new sweep)",
+        path, hooks.dump(), now.dump()));
+  }
+  const Json id = header.value("run_id", Json());
+  if (!id.is_string()) return "";  // a journal from before run ids: a new one
+  const std::string text = id.get<std::string>();
+  const bool hex = text.size() <= 64 && std::all_of(text.begin(), text.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (!hex) throw UsageError(fmt::format("'{}': malformed header run_id", path));
+  return text;
 }
 
 // Options for --resume: the plan from the journal, the rest from `current` (argv `given`).
@@ -134,7 +160,7 @@ SweepOptions resumed_options(const SweepOptions& current, const std::vector<std:
     if (kPlanOptions.count(o.name) && plan_value(current, o.name) != plan_value(planned, o.name)) {
       throw UsageError(fmt::format(
           "--{} conflicts with the plan being resumed ({}); leave it out, or start a new sweep",
-          o.name, plan_value(planned, o.name).dump()));
+          o.name, dump_json(plan_value(planned, o.name))));
     }
   }
   if (named.count("force")) throw UsageError("--force and --resume cannot be combined");
@@ -175,6 +201,7 @@ int cmd_sweep(int argc, char** argv) {
   const JournalReplay replay = replay_journal(path);
   const std::vector<std::string> recorded = journal_argv(replay, path);
   options = resumed_options(options, given, recorded, dir);
+  options.run_id = journal_run_id(replay, path);
   if (replay.bad_lines > 0) {
     spdlog::warn("'{}': {} unreadable line(s) skipped (cut by a crash, or garbage)", path,
                  replay.bad_lines);

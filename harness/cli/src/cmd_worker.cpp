@@ -12,6 +12,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
@@ -38,7 +39,9 @@ class PipeSink : public PointSink {
     write_all(fd_, make_worker_line(Json{{"type", "started"}, {"index", index}}));
   }
   void point_finished(const PointResult& result) override {
-    write_all(fd_, make_worker_line(Json{{"type", "point"}, {"result", result}}));
+    PointResult checked = result;
+    reject_non_finite(checked);  // at the source: JSON cannot carry NaN or infinity
+    write_all(fd_, make_worker_line(Json{{"type", "point"}, {"result", checked}}));
   }
 
  private:

@@ -10,6 +10,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/version.hpp"
 
 namespace {
@@ -22,23 +23,6 @@ void print_usage(std::ostream& out) {
   }
   out << "\n`mgbench help <command>` (or `mgbench <command> --help`) lists a command's options;"
          " `mgbench --version`.\n";
-}
-
-// An error message as one line: a hostile argument or file name quoted in it cannot break the
-// line or send terminal escapes (control characters are written as \n, \xNN).
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      out += "\\n";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += fmt::format("\\x{:02x}", u);
-    } else {
-      out += c;
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -69,7 +53,8 @@ int main(int argc, char** argv) {
   }
   const mgbench::Command* command = mgbench::find_command(name);
   if (!command) {
-    std::cerr << "mgbench: unknown command '" << one_line(name) << "' (see `mgbench --help`)\n";
+    std::cerr << "mgbench: unknown command '" << mgbench::one_line(name)
+              << "' (see `mgbench --help`)\n";
     return static_cast<int>(mgbench::ExitCode::usage);
   }
   try {
@@ -78,11 +63,12 @@ int main(int argc, char** argv) {
     std::cout << help.what();
     return 0;
   } catch (const mgbench::Error& e) {
-    std::cerr << "mgbench " << name << ": " << one_line(e.what()) << "\n";
+    std::cerr << "mgbench " << name << ": " << mgbench::one_line(e.what()) << "\n";
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     // Not one of mgbench's typed errors: a bug, or a library failing in an unforeseen way.
-    std::cerr << "mgbench " << name << ": internal error: " << one_line(e.what()) << "\n";
+    std::cerr << "mgbench " << name << ": internal error: " << mgbench::one_line(e.what())
+              << "\n";
     return static_cast<int>(mgbench::ExitCode::environment);
   } catch (...) {
     std::cerr << "mgbench " << name << ": internal error: unknown exception\n";

@@ -1,6 +1,8 @@
 #include "mgbench/core/file_io.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -36,6 +38,35 @@ void fsync_directory(const std::filesystem::path& dir) {
 
 }  // namespace
 
+namespace {
+
+// The mode a plain open(path, O_CREAT, 0666) would give: the user's umask applies, and nothing
+// is world-writable whatever the umask says.
+mode_t created_file_mode() {
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  return static_cast<mode_t>(0666 & ~mask & ~S_IWOTH);
+}
+
+// A fresh temporary file next to `target` (mkstemp: unpredictable name, O_EXCL, so an existing
+// file or symbolic link is never opened). Returns its descriptor and sets `tmp`.
+int create_temp_next_to(const std::filesystem::path& target, std::string& tmp) {
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : ".";
+  std::string pattern = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
+  const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+  if (fd < 0) fail(target.string(), std::strerror(errno));
+  tmp = pattern;
+  if (::fchmod(fd, created_file_mode()) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(target.string(), std::strerror(err));
+  }
+  return fd;
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
@@ -44,10 +75,9 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) fail(path, "cannot create " + target.parent_path().string() + ": " + ec.message());
   }
-  if (fs::is_directory(target, ec)) fail(path, "is a directory");
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, std::strerror(errno));
+  if (fs::is_directory(fs::symlink_status(target, ec))) fail(path, "is a directory");
+  std::string tmp;
+  const int fd = create_temp_next_to(target, tmp);
   try {
     write_all(fd, content, path);
     if (::fsync(fd) != 0) fail(path, std::strerror(errno));
@@ -56,6 +86,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw;
   }
+  // rename() replaces a symbolic link at `path` itself; it never writes through it.
   if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());

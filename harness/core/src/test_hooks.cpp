@@ -3,6 +3,11 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
+
+#include "mgbench/core/error.hpp"
+#include "mgbench/core/params.hpp"
+
 namespace mgbench::test_hooks {
 
 bool enabled() {
@@ -15,6 +20,24 @@ std::optional<std::string> read(const char* name) {
   const char* v = std::getenv(name);
   if (v == nullptr) return std::nullopt;
   return std::string(v);
+}
+
+std::optional<double> read_number(const char* name, double lo, double hi) {
+  const auto text = read(name);
+  if (!text) return std::nullopt;
+  const double value = parse_double(*text, name);
+  if (value < lo || value > hi) {
+    throw UsageError(fmt::format("{}={}: expected a number from {} to {}", name, *text, lo, hi));
+  }
+  return value;
+}
+
+std::map<std::string, std::string> active() {
+  std::map<std::string, std::string> hooks;
+  for (const char* name : {kFakeDevices, kSlowdown, kJournalFailAfter}) {
+    if (auto value = read(name)) hooks[name] = *value;
+  }
+  return hooks;
 }
 
 }  // namespace mgbench::test_hooks

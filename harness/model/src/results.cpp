@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
+#include <limits>
+#include <set>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -16,6 +19,9 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_number.hpp"
 #include "mgbench/core/file_io.hpp"
+#include "mgbench/core/json_text.hpp"
+#include "mgbench/model/limits.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/model/group.hpp"
 
 namespace mgbench {
@@ -42,13 +48,73 @@ Status status_from_string(const std::string& text) {
 }
 
 std::string point_key(const PointResult& point, bool with_devices) {
-  std::string key = point.workload + '|' + point.params.dump() + "|gpus=" +
+  std::string key = point.workload + '|' + dump_json(point.params) + "|gpus=" +
                     std::to_string(point.gpus);
   if (with_devices) {
     key += "|devices=";
     for (int d : point.devices) key += std::to_string(d) + ',';
   }
   return key;
+}
+
+namespace {
+
+// A number, or NaN for null: a non-finite value was written as null by older versions, and
+// such a file must still load.
+double number_or_nan(const Json& j) {
+  if (j.is_null()) return std::numeric_limits<double>::quiet_NaN();
+  return j.get<double>();
+}
+
+double number_at(const Json& j, const char* key) { return number_or_nan(j.at(key)); }
+
+std::vector<double> numbers_or_nan(const Json& j) {
+  if (!j.is_array()) throw UsageError("samples is not an array");
+  std::vector<double> out;
+  out.reserve(j.size());
+  for (const Json& v : j) out.push_back(number_or_nan(v));
+  return out;
+}
+
+std::string first_non_finite(const Json& metrics) {
+  if (!metrics.is_object()) return {};
+  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+    if (it->is_number() && !std::isfinite(it->get<double>())) return it.key();
+  }
+  return {};
+}
+
+}  // namespace
+
+void reject_non_finite(PointResult& point) {
+  std::string why;
+  for (std::size_t i = 0; i < point.samples.size() && why.empty(); ++i) {
+    if (!std::isfinite(point.samples[i])) why = fmt::format("sample {} is not finite", i);
+  }
+  const Statistics& st = point.stats;
+  for (double v : {st.median, st.mean, st.min, st.max, st.stdev, st.rel_stdev, st.p05, st.p95,
+                   st.ci_low, st.ci_high}) {
+    if (why.empty() && !std::isfinite(v)) why = "a statistic is not finite";
+  }
+  if (const std::string metric = first_non_finite(point.metrics); why.empty() && !metric.empty()) {
+    why = fmt::format("metric '{}' is not finite", metric);
+  }
+  for (const RankTiming& r : point.ranks) {
+    if (why.empty() && !(std::isfinite(r.median_s) && std::isfinite(r.mean_s))) {
+      why = fmt::format("rank {} timing is not finite", r.rank);
+    }
+  }
+  if (why.empty()) return;
+  point.status = Status::failed;
+  point.message = "non-finite result: " + why + (point.message.empty() ? "" : "; " + point.message);
+  point.samples.clear();
+  point.stats = Statistics{};
+  point.ranks.clear();
+  if (point.metrics.is_object()) {
+    for (auto it = point.metrics.begin(); it != point.metrics.end();) {
+      it = it->is_number() && !std::isfinite(it->get<double>()) ? point.metrics.erase(it) : ++it;
+    }
+  }
 }
 
 void to_json(Json& j, const Statistics& s) {
@@ -60,16 +126,16 @@ void to_json(Json& j, const Statistics& s) {
 
 void from_json(const Json& j, Statistics& s) {
   s.n = json_integer<std::size_t>(j.at("n"), "n");
-  s.median = j.at("median").get<double>();
-  s.mean = j.at("mean").get<double>();
-  s.min = j.at("min").get<double>();
-  s.max = j.at("max").get<double>();
-  s.stdev = j.at("stdev").get<double>();
-  s.rel_stdev = j.at("rel_stdev").get<double>();
-  s.p05 = j.at("p05").get<double>();
-  s.p95 = j.at("p95").get<double>();
-  s.ci_low = j.at("ci_low").get<double>();
-  s.ci_high = j.at("ci_high").get<double>();
+  s.median = number_at(j, "median");
+  s.mean = number_at(j, "mean");
+  s.min = number_at(j, "min");
+  s.max = number_at(j, "max");
+  s.stdev = number_at(j, "stdev");
+  s.rel_stdev = number_at(j, "rel_stdev");
+  s.p05 = number_at(j, "p05");
+  s.p95 = number_at(j, "p95");
+  s.ci_low = number_at(j, "ci_low");
+  s.ci_high = number_at(j, "ci_high");
 }
 
 void to_json(Json& j, const PointResult& p) {
@@ -111,15 +177,15 @@ void from_json(const Json& j, PointResult& p) {
     p.message = j.value("message", "");
     p.noisy = j.value("noisy", false);
     p.ops_per_sample = json_integer_or<std::size_t>(j, "ops_per_sample", 1);
-    p.samples = j.at("samples").get<std::vector<double>>();
+    p.samples = numbers_or_nan(j.at("samples"));
     p.stats = j.at("stats").get<Statistics>();
     p.ranks.clear();
     for (const auto& r : j.value("ranks", Json::array())) {
       RankTiming t;
       t.rank = json_integer<int>(r.at("rank"), "rank");
       t.device = json_integer<int>(r.at("device"), "device");
-      t.median_s = r.at("median_s").get<double>();
-      t.mean_s = r.at("mean_s").get<double>();
+      t.median_s = number_at(r, "median_s");
+      t.mean_s = number_at(r, "mean_s");
       p.ranks.push_back(t);
     }
     p.metrics = j.value("metrics", Json::object());
@@ -127,7 +193,7 @@ void from_json(const Json& j, PointResult& p) {
     p.verification = j.value("verification", Json::object());
     p.telemetry = j.contains("telemetry") ? j.at("telemetry") : Json();
     p.extra = j.value("extra", Json::object());
-    p.wall_s = j.value("wall_s", 0.0);
+    p.wall_s = j.contains("wall_s") ? number_or_nan(j.at("wall_s")) : 0.0;
     p.started_at = j.value("started_at", "");
   } catch (const UsageError&) {
     throw;
@@ -155,7 +221,65 @@ void to_json(Json& j, const RunResult& r) {
            {"doctor", r.doctor},
            {"telemetry_series", r.telemetry_series}};
   if (!r.soak.is_null()) j["soak"] = r.soak;
+  if (!r.run_id.empty()) j["run_id"] = r.run_id;
 }
+
+namespace {
+
+// A presentation drives the renderers: each of its lists (and each table's columns) is bounded.
+void check_presentation_bounds(const Json& j) {
+  if (!j.contains("presentation") || !j.at("presentation").is_object()) return;
+  const auto too_many = [](const Json& list) {
+    return list.is_array() && list.size() > limits::kMaxPresentationItems;
+  };
+  for (auto it = j.at("presentation").begin(); it != j.at("presentation").end(); ++it) {
+    if (!it->is_object()) continue;
+    bool over = false;
+    for (const char* field : {"metrics", "axes", "tables", "charts", "summaries"}) {
+      if (!it->contains(field)) continue;
+      const Json& list = it->at(field);
+      over = over || too_many(list);
+      if (list.is_array()) {
+        for (const Json& item : list) {
+          over = over || (item.is_object() && item.contains("columns") && too_many(item["columns"]));
+        }
+      }
+    }
+    if (over) {
+      throw UsageError(fmt::format("presentation of '{}' has a list longer than {}", it.key(),
+                                   limits::kMaxPresentationItems));
+    }
+  }
+}
+
+// The counts the renderers multiply: points, and per workload the distinct parameter and
+// metric names (each becomes a table column).
+void check_result_bounds(const Json& j) {
+  check_presentation_bounds(j);
+  const Json* points = j.contains("points") ? &j.at("points") : nullptr;
+  if (!points || !points->is_array()) return;  // reported by the reader below
+  if (points->size() > limits::kMaxPoints) {
+    throw UsageError(fmt::format("{} points (at most {} are read)", points->size(),
+                                 limits::kMaxPoints));
+  }
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> names;
+  for (const Json& p : *points) {
+    if (!p.is_object() || !p.contains("workload") || !p["workload"].is_string()) continue;
+    auto& [params, metrics] = names[p["workload"].get<std::string>()];
+    for (const char* field : {"params", "metrics"}) {
+      if (!p.contains(field) || !p[field].is_object()) continue;
+      auto& set = field[0] == 'p' ? params : metrics;
+      for (auto it = p[field].begin(); it != p[field].end(); ++it) set.insert(it.key());
+    }
+    if (params.size() > limits::kMaxParamNames || metrics.size() > limits::kMaxMetricNames) {
+      throw UsageError(fmt::format(
+          "workload '{}' has more than {} parameter names or {} metric names",
+          p["workload"].get<std::string>(), limits::kMaxParamNames, limits::kMaxMetricNames));
+    }
+  }
+}
+
+}  // namespace
 
 void from_json(const Json& j, RunResult& r) {
   if (!j.is_object()) throw UsageError("results document is not a JSON object");
@@ -168,9 +292,11 @@ void from_json(const Json& j, RunResult& r) {
         "unsupported results schema_version {} (this mgbench reads {} to {})", r.schema_version,
         kOldestSchemaVersion, kSchemaVersion));
   }
+  check_result_bounds(j);
   try {
     r.tool = j.value("tool", Json::object());
     r.argv = j.value("argv", std::vector<std::string>{});
+    r.run_id = j.value("run_id", "");
     r.started_at = j.value("started_at", "");
     r.finished_at = j.value("finished_at", "");
     r.host = j.value("host", "");
@@ -194,15 +320,8 @@ void from_json(const Json& j, RunResult& r) {
 }
 
 RunResult load_results(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot read results file '{}'", path));
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("results file '{}' is not valid JSON ({})", path,
-                                 std::string(e.what()).substr(0, 120)));
-  }
+  const Json j = read_json_file(path, fmt::format("results file '{}'", path),
+                                limits::kResultsFile);
   try {
     return j.get<RunResult>();
   } catch (const UsageError& e) {
@@ -211,7 +330,7 @@ RunResult load_results(const std::string& path) {
 }
 
 void save_results(const RunResult& run, const std::string& path) {
-  write_file_atomic(path, Json(run).dump(1) + "\n");
+  write_file_atomic(path, dump_json(Json(run), 1) + "\n");
 }
 
 std::string utc_now_iso8601() {

@@ -40,10 +40,24 @@ double sample_stdev(const std::vector<double>& values, double mean) {
   return std::sqrt(squares / static_cast<double>(values.size() - 1));
 }
 
+// Spread around a zero mean has no relative size: the largest finite value stands for it (an
+// infinity would reach results.json as null and never compare as converged anyway).
 double relative(double stdev, double mean) {
   if (stdev == 0.0) return 0.0;
-  if (mean == 0.0) return std::numeric_limits<double>::infinity();
-  return stdev / std::fabs(mean);
+  if (mean == 0.0) return std::numeric_limits<double>::max();
+  const double r = stdev / std::fabs(mean);
+  return std::isfinite(r) ? r : std::numeric_limits<double>::max();
+}
+
+// The finite values, in their order: NaN makes std::sort undefined behaviour, and an infinite
+// sample is not a measurement.
+std::vector<double> finite_only(const std::vector<double>& values) {
+  std::vector<double> out;
+  out.reserve(values.size());
+  for (double v : values) {
+    if (std::isfinite(v)) out.push_back(v);
+  }
+  return out;
 }
 
 // Median of one bootstrap resample of `sorted`. Because `sorted` is ascending, the k-th
@@ -81,17 +95,20 @@ double percentile_sorted(const std::vector<double>& sorted, double q) {
 }
 
 double median_of(std::vector<double> values) {
+  values = finite_only(values);
   std::sort(values.begin(), values.end());
   return percentile_sorted(values, 0.5);
 }
 
-double relative_stdev(const std::vector<double>& samples) {
+double relative_stdev(const std::vector<double>& all_samples) {
+  const std::vector<double> samples = finite_only(all_samples);
   const double mean = mean_of(samples);
   return relative(sample_stdev(samples, mean), mean);
 }
 
-Statistics compute_statistics(const std::vector<double>& samples, std::size_t bootstrap_resamples,
-                              std::uint64_t seed) {
+Statistics compute_statistics(const std::vector<double>& all_samples,
+                              std::size_t bootstrap_resamples, std::uint64_t seed) {
+  const std::vector<double> samples = finite_only(all_samples);
   Statistics s;
   s.n = samples.size();
   if (samples.empty()) return s;

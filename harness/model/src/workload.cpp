@@ -30,6 +30,8 @@ Axis make_axis(std::string name, AxisKind kind, std::vector<std::string> values)
   axis.name = std::move(name);
   axis.kind = kind;
   axis.standard_values = std::move(values);
+  if (kind == AxisKind::integer) axis.max_value = Axis::kDefaultMaxInteger;
+  if (kind == AxisKind::size) axis.max_value = Axis::kDefaultMaxSize;
   return axis;
 }
 }  // namespace
@@ -62,6 +64,10 @@ Axis& Axis::allowed(std::vector<std::string> values) {
   allowed_values = std::move(values);
   return *this;
 }
+Axis& Axis::at_most(std::int64_t max) {
+  max_value = max;
+  return *this;
+}
 
 const std::vector<std::string>& Axis::values_for(Profile profile) const {
   if (profile == Profile::quick && !quick_values.empty()) return quick_values;
@@ -71,9 +77,19 @@ const std::vector<std::string>& Axis::values_for(Profile profile) const {
 
 Json Axis::parse_value(const std::string& text) const {
   const std::string what = "value for parameter '" + name + "'";
+  auto bounded = [&](std::int64_t value) {
+    if (max_value > 0 && value > max_value) {
+      throw UsageError(fmt::format("{} '{}' is above its maximum {}", what, text, max_value));
+    }
+    return value;
+  };
   switch (kind) {
-    case AxisKind::integer: return parse_positive_int(text, what);
-    case AxisKind::size: return parse_size(text, what);
+    case AxisKind::integer: return bounded(parse_positive_int(text, what));
+    case AxisKind::size: {
+      const std::uint64_t bytes = parse_size(text, what);
+      if (bytes > static_cast<std::uint64_t>(INT64_MAX)) bounded(INT64_MAX);
+      return static_cast<std::uint64_t>(bounded(static_cast<std::int64_t>(bytes)));
+    }
     case AxisKind::boolean:
       if (text == "true" || text == "on" || text == "1" || text == "yes") return true;
       if (text == "false" || text == "off" || text == "0" || text == "no") return false;

@@ -238,7 +238,14 @@ std::string topology_label(int nvml_level) {
 // ---- loading --------------------------------------------------------------------------------
 
 std::vector<std::string> Nvml::default_candidates() {
-  if (const char* path = std::getenv("MGBENCH_NVML_LIBRARY"); path && *path) return {path};
+  // The override names one file: an absolute path, never one the loader would search for
+  // (a relative name could pick up a library from the current directory).
+  if (const char* path = std::getenv("MGBENCH_NVML_LIBRARY"); path && *path) {
+    if (path[0] == '/') return {path};
+    std::string shown(path);
+    for (char& c : shown) c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+    spdlog::warn("MGBENCH_NVML_LIBRARY='{}' ignored: it must be an absolute path", shown);
+  }
   return {"libnvidia-ml.so.1",
           "libnvidia-ml.so",
           "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",

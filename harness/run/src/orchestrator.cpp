@@ -18,21 +18,20 @@
 #include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_text.hpp"
+#include "mgbench/model/non_finite.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/progress.hpp"
 #include "mgbench/run/worker.hpp"
 
 namespace mgbench {
 
-namespace {
-
-double now_s() {
+double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
-// How long the pipe of a killed worker is read for what it wrote before it died.
-constexpr double kDrainSeconds = 10.0;
+namespace {
 
 void on_interrupt(int) { interrupt_flag().store(true); }
 
@@ -48,9 +47,9 @@ struct AttemptOutcome {
 template <typename OnMessage>
 AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMessage on_message) {
   AttemptOutcome outcome;
-  WorkerProcess worker({"worker", "--result-fd", "3"}, request.dump());
+  WorkerProcess worker({"worker", "--result-fd", "3"}, dump_json(request));
   LineBuffer lines;
-  double last_progress = now_s();
+  double last_progress = monotonic_seconds();
   // Reads what the pipe holds and hands on every complete message; false at EOF.
   auto pump = [&](int timeout_ms) {
     std::string chunk;
@@ -66,7 +65,7 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
       }
       if (message->kind == WorkerMessageKind::done) outcome.done = true;
       if (message->kind == WorkerMessageKind::fatal) outcome.fatal = message->text;
-      if (message->kind == WorkerMessageKind::point) last_progress = now_s();
+      if (message->kind == WorkerMessageKind::point) last_progress = monotonic_seconds();
       on_message(*message);
     }
     return open;
@@ -76,7 +75,7 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
       outcome.interrupted = true;
       break;
     }
-    if (now_s() - last_progress > progress_timeout_s) {
+    if (monotonic_seconds() - last_progress > progress_timeout_s) {
       outcome.timed_out = true;
       spdlog::error("worker {} made no progress for {:.0f} s: killing it", worker.pid(),
                     progress_timeout_s);
@@ -86,13 +85,17 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   if (outcome.interrupted || outcome.timed_out) {
     worker.kill_group();
     // A point the worker wrote before it was killed is still in the pipe: read it to EOF.
-    const double deadline = now_s() + kDrainSeconds;
-    while (pump(200) && now_s() < deadline) {
+    const double deadline = monotonic_seconds() + kWorkerDrainSeconds;
+    while (pump(200) && monotonic_seconds() < deadline) {
     }
   }
   outcome.exit = worker.wait();
   if (!lines.pending().empty()) {
     spdlog::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
+  }
+  if (lines.dropped_lines() > 0) {
+    spdlog::warn("worker {} wrote {} line(s) longer than {} bytes: ignored", worker.pid(),
+                 lines.dropped_lines(), limits::kMaxLineBytes);
   }
   return outcome;
 }
@@ -214,7 +217,9 @@ Orchestrator::Orchestrator(const SweepOptions& options, const Plan& plan, Journa
   tty_ = ::isatty(2) && options.verbosity >= 0;
 }
 
-void Orchestrator::record(const PointResult& point) {
+void Orchestrator::record(const PointResult& reported) {
+  PointResult point = reported;
+  reject_non_finite(point);  // in-process groups, and workers of other builds
   results_[point.index] = point;
   ++done_count_;
   if (journal_ && !journal_->append(point) && journal_error_.empty()) {
@@ -248,7 +253,7 @@ void Orchestrator::record_unfinished(const PlannedGroup& group, const PlannedPoi
 
 double Orchestrator::eta_s() const {
   const std::size_t left = plan_.total_points - std::min(plan_.total_points, results_.size());
-  return progress_eta_s(now_s() - started_s_, done_count_, left, plan_.estimated_s);
+  return progress_eta_s(monotonic_seconds() - started_s_, done_count_, left, plan_.estimated_s);
 }
 
 void Orchestrator::progress(const PlannedGroup& group, std::size_t index) {
@@ -283,7 +288,7 @@ std::vector<PointResult> Orchestrator::results() const {
 }
 
 void Orchestrator::run() {
-  started_s_ = now_s();
+  started_s_ = monotonic_seconds();
   for (const auto& group : plan_.groups) {
     if (!journal_error_.empty()) {
       // What is not in the journal could not be resumed: start nothing new.

@@ -100,13 +100,16 @@ std::vector<Json> axis_values(const Axis& axis, const SweepOptions& options) {
   return values;
 }
 
-// Batch sizes for --batch-sizes auto: doubling from the first default value.
+// Batch sizes for --batch-sizes auto: doubling from the first default value up to the axis's
+// maximum.
 std::vector<std::string> auto_batches(const Axis& axis, Profile profile) {
   const auto& defaults = axis.values_for(profile);
   std::int64_t start = defaults.empty() ? 8 : parse_positive_int(defaults.front(), "batch");
   start = std::max<std::int64_t>(1, std::min<std::int64_t>(start, 8));
+  std::int64_t last = std::int64_t{1} << 24;
+  if (axis.max_value > 0) last = std::min(last, axis.max_value);  // the axis's upper bound
   std::vector<std::string> values;
-  for (std::int64_t b = start; b <= (std::int64_t{1} << 24); b *= 2) {
+  for (std::int64_t b = start; b <= last; b *= 2) {
     values.push_back(std::to_string(b));
   }
   return values;
@@ -175,8 +178,8 @@ std::vector<const Workload*> select_workloads(const SweepOptions& options) {
   return selected;
 }
 
-// --dtypes against the union of the selected workloads' dtype axes, --param names against
-// their axes, --batch-sizes as positive integers.
+// --dtypes against the union of the selected workloads' dtype axes, --param names and values
+// against their axes (kind and upper bound), --batch-sizes as positive integers within bounds.
 void validate_overrides(const SweepOptions& options, const std::vector<const Workload*>& selected) {
   for (const auto& d : options.dtypes) {
     bool known = false;
@@ -203,8 +206,19 @@ void validate_overrides(const SweepOptions& options, const std::vector<const Wor
       throw UsageError(fmt::format("unknown parameter '{}' for the selected workloads", name));
     }
     if (values.empty()) throw UsageError(fmt::format("empty value list for parameter '{}'", name));
+    // Each value against the axis's kind and upper bound, before any device is probed.
+    for (const Workload* w : selected) {
+      if (const Axis* axis = w->find_axis(name)) {
+        for (const auto& v : values) (void)axis->parse_value(v);
+      }
+    }
   }
   for (const auto& b : options.batch_sizes) parse_positive_int(b, "--batch-sizes value");
+  for (const Workload* w : selected) {
+    if (const Axis* axis = w->find_axis("batch")) {
+      for (const auto& b : options.batch_sizes) (void)axis->parse_value(b);
+    }
+  }
 }
 
 // Strong scaling keeps the global batch fixed: the "batch" values are global batches and a

@@ -22,13 +22,6 @@ namespace mgbench {
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-constexpr double kDrainSeconds = 10.0;
-
 SweepOptions as_sweep(const SoakOptions& o, const std::vector<int>& devices, int gpus) {
   SweepOptions s;
   s.workloads = {o.workload};
@@ -150,7 +143,7 @@ class WindowCollector {
       : run_(run), monitor_(monitor), spec_(spec), metric_(std::move(metric)), start_s_(start_s) {}
 
   void take(const PointResult& point) {
-    const double t1 = now_s() - start_s_;
+    const double t1 = monotonic_seconds() - start_s_;
     const double t0 = run_.windows.empty() ? std::max(0.0, t1 - point.wall_s)
                                            : run_.windows.back().t_end_s;
     // The test fake's telemetry, when there is one, replaces what the worker measured.
@@ -186,7 +179,7 @@ class WindowCollector {
 SoakRun run_windows(const GroupSpec& spec, SoakMonitor& monitor, double duration_s,
                     const std::string& metric) {
   SoakRun run;
-  const double start = now_s();
+  const double start = monotonic_seconds();
   WindowCollector collect(run, monitor, spec, metric, start);
   WorkerProcess worker({"worker", "--result-fd", "3"},
                        Json{{"mode", "group"}, {"group", spec}}.dump());
@@ -216,20 +209,20 @@ SoakRun run_windows(const GroupSpec& spec, SoakMonitor& monitor, double duration
     }
     if (run.windows.size() != seen) {
       seen = run.windows.size();
-      last_progress = now_s();
+      last_progress = monotonic_seconds();
       ended = collect.next_end_s() > duration_s;
     }
     if (interrupt_flag().load()) run.interrupted = true;
     if (run.interrupted || ended || !run.stopped_early.empty()) break;
-    if (now_s() - last_progress > spec.settings.group_timeout_s) {
+    if (monotonic_seconds() - last_progress > spec.settings.group_timeout_s) {
       run.stopped_early = fmt::format("no window finished for {:.0f} s",
                                       spec.settings.group_timeout_s);
       break;
     }
   }
   worker.kill_group();
-  const double deadline = now_s() + kDrainSeconds;
-  while (pump(200) && now_s() < deadline) {
+  const double deadline = monotonic_seconds() + kWorkerDrainSeconds;
+  while (pump(200) && monotonic_seconds() < deadline) {
   }
   const ExitInfo exit = worker.wait();
   if (!done && !ended && !run.interrupted && run.stopped_early.empty()) {

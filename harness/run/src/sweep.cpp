@@ -11,11 +11,14 @@
 #include <fmt/ranges.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/test_hooks.hpp"
+#include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/store/history.hpp"
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/platform/telemetry.hpp"
 #include "mgbench/analysis/verdict.hpp"
 #include "mgbench/run/sweep.hpp"
+#include "mgbench/model/redact.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/version.hpp"
@@ -96,13 +99,18 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
   ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
        ok;
-  // results.json first: whatever happens later, the numbers are on disk.
+  // results.json first: whatever happens later, the numbers are on disk. With --redact every
+  // file meant for sharing is written from the redacted copy; the local history keeps the run.
+  const RunResult shared = options.redact ? redact_run(run) : RunResult{};
+  const RunResult& written = options.redact ? shared : run;
   const std::string results_path = out_dir + "/results.json";
-  save_results(run, results_path);
+  save_results(written, results_path);
   if (!options.json_path.empty()) {
-    ok = guarded("--json", [&] { save_results(run, options.json_path); }) && ok;
+    ok = guarded("--json", [&] { save_results(written, options.json_path); }) && ok;
   }
-  for (const auto& sink : sinks) ok = guarded(sink.name, [&] { sink.write(run, out_dir); }) && ok;
+  for (const auto& sink : sinks) {
+    ok = guarded(sink.name, [&] { sink.write(written, out_dir); }) && ok;
+  }
   if (!options.no_history && !run.interrupted) {
     const std::string db = options.db_path.empty() ? default_history_path() : options.db_path;
     ok = guarded("history", [&] { record_run(run, db); }) && ok;
@@ -113,6 +121,18 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
 }
 
 namespace {
+
+// Active test hooks: one warning, and a "test_hooks" entry in the environment (part of the
+// fingerprint), so that no report or comparison takes such a run for a real measurement.
+void record_test_hooks(Json& environment) {
+  const auto hooks = test_hooks::active();
+  if (hooks.empty()) return;
+  std::string list;
+  for (const auto& [name, value] : hooks) list += (list.empty() ? "" : ", ") + name + "=" + value;
+  spdlog::warn("test hooks active ({}): these results are not real measurements", list);
+  environment["test_hooks"] = hooks;
+  environment["fingerprint_hash"] = fingerprint_hash(environment);
+}
 
 void print_plan(const Plan& plan, std::ostream& out) {
   out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",
@@ -158,9 +178,11 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
                   {"version", MGBENCH_VERSION_STRING},
                   {"git_revision", MGBENCH_GIT_REVISION}};
   run.argv = argv;
+  run.run_id = options.run_id.empty() ? make_run_id() : options.run_id;
   run.started_at = utc_now_iso8601();
   run.host = host_name();
-  run.environment = probed.environment;
+  run.environment = probed.environment.is_object() ? probed.environment : Json::object();
+  record_test_hooks(run.environment);
   run.environment["inventory"] = probed.inventory;
   run.doctor = probed.doctor;
   run.settings = options.settings;
@@ -175,8 +197,9 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
   const DirectoryLock lock(out_dir);  // held until the sweep ends: one sweep per directory
   Journal journal(out_dir + "/journal.jsonl",
-                  Json{{"argv", argv}, {"started_at", run.started_at}, {"tool", run.tool},
-                       {"plan", run.plan}},
+                  Json{{"argv", argv}, {"run_id", run.run_id}, {"started_at", run.started_at},
+                       {"tool", run.tool}, {"plan", run.plan},
+                       {"test_hooks", test_hooks::active()}},
                   sweep_journal_mode(out_dir, resuming, argv));
   spdlog::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
                out_dir);

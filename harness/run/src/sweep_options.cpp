@@ -63,6 +63,8 @@ cxxopts::Options sweep_cli() {
       ("skip-doctor", "skip the cheap doctor checks before the sweep")
       ("no-report", "do not write report.html / report.md")
       ("no-history", "do not record the run in the history database")
+      ("redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
+                 "processes out of results.json and the reports (docs/SHARING.md)")
       ("db", "history database path", cxxopts::value<std::string>())
       ("price-per-gpu-hour", "USD per GPU-hour, for throughput per dollar",
        cxxopts::value<std::string>())
@@ -215,6 +217,7 @@ void parse_outputs(const Args& args, SweepOptions& o) {
   o.skip_doctor = args.count("skip-doctor") > 0;
   o.no_report = args.count("no-report") > 0;
   o.no_history = args.count("no-history") > 0;
+  o.redact = args.count("redact") > 0;
   if (args.count("db")) o.db_path = str(args, "db");
   if (args.count("price-per-gpu-hour")) {
     o.price_per_gpu_hour = parse_number(args, "price-per-gpu-hour", false);
@@ -233,8 +236,9 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
   parse_stopping(args, o);
   parse_execution(args, o);
   parse_outputs(args, o);
-  if (const auto slowdown = test_hooks::read(test_hooks::kSlowdown)) {
-    o.settings.test_slowdown = parse_double(*slowdown, test_hooks::kSlowdown);
+  if (const auto slowdown =
+          test_hooks::read_number(test_hooks::kSlowdown, 0.0, test_hooks::kMaxSlowdown)) {
+    o.settings.test_slowdown = *slowdown;
   }
   o.settings.batch_auto = o.batch_auto;
   return o;

@@ -17,6 +17,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_number.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/test_hooks.hpp"
 
@@ -27,6 +28,8 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
     if (error) *error = why;
     return std::nullopt;
   };
+  if (line.size() > limits::kMaxLineBytes) return fail("line too long");
+  if (!json_limit_violation(line, limits::kLine).empty()) return fail("nested too deeply");
   Json j;
   try {
     j = Json::parse(line);
@@ -66,21 +69,41 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
 }
 
 std::string make_worker_line(const Json& message) {
-  return message.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return dump_json(message) + "\n";
 }
 
-void LineBuffer::append(const char* data, std::size_t size) { buffer_.append(data, size); }
+void LineBuffer::append(const char* data, std::size_t size) {
+  if (discarding_) {
+    const void* nl = std::memchr(data, '\n', size);
+    if (!nl) return;
+    const std::size_t skip = static_cast<std::size_t>(static_cast<const char*>(nl) - data) + 1;
+    discarding_ = false;
+    data += skip;
+    size -= skip;
+  }
+  buffer_.append(data, size);
+}
 
 std::vector<std::string> LineBuffer::take_lines() {
   std::vector<std::string> lines;
   std::size_t start = 0;
-  while (true) {
-    const std::size_t nl = buffer_.find('\n', start);
-    if (nl == std::string::npos) break;
-    if (nl > start) lines.push_back(buffer_.substr(start, nl - start));
+  for (std::size_t nl = buffer_.find('\n', scanned_); nl != std::string::npos;
+       nl = buffer_.find('\n', start)) {
+    if (nl - start > max_line_) {
+      ++dropped_;
+    } else if (nl > start) {
+      lines.push_back(buffer_.substr(start, nl - start));
+    }
     start = nl + 1;
   }
   buffer_.erase(0, start);
+  scanned_ = buffer_.size();
+  if (buffer_.size() > max_line_) {  // no newline in sight: drop it up to the next one
+    buffer_.clear();
+    scanned_ = 0;
+    discarding_ = true;
+    ++dropped_;
+  }
   return lines;
 }
 
@@ -124,10 +147,10 @@ long long journal_fail_after() {
 
 Journal::Journal(const std::string& path, const Json& header, JournalMode mode)
     : path_(path), fail_after_(journal_fail_after()) {
-  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC;
+  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW;
   if (mode == JournalMode::create) flags |= O_EXCL;
   if (mode == JournalMode::replace) flags |= O_TRUNC;
-  fd_ = ::open(path.c_str(), flags, 0644);
+  fd_ = ::open(path.c_str(), flags, 0664);  // less the umask; never world-writable
   if (fd_ < 0 && errno == EEXIST) {
     throw UsageError(fmt::format("journal '{}' already exists", path));
   }
@@ -206,7 +229,7 @@ DirectoryLock::DirectoryLock(const std::string& dir) {
         fmt::format("cannot create the output directory '{}': {}", dir, ec.message()));
   }
   const std::string path = dir + "/sweep.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0664);
   if (fd_ < 0) {
     throw EnvironmentError(fmt::format("cannot lock the output directory '{}': {}", dir,
                                        std::strerror(errno)));
@@ -227,16 +250,47 @@ DirectoryLock::~DirectoryLock() {
   if (fd_ >= 0) ::close(fd_);  // releases the lock
 }
 
-JournalReplay replay_journal(const std::string& path) {
+namespace {
+
+// Reads the next line of `in` into `line`, at most `max_line` bytes of it; false at the end of
+// the file. A longer line is consumed and reported through `too_long`, its bytes not kept.
+bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (too_long) continue;
+    if (line.size() >= max_line) {
+      too_long = true;
+      line.clear();
+      line.shrink_to_fit();
+      continue;
+    }
+    line += static_cast<char>(c);
+  }
+  return any;
+}
+
+}  // namespace
+
+JournalReplay replay_journal(const std::string& path, std::size_t max_line) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("cannot read journal '{}'", path));
   JournalReplay replay;
   std::map<std::size_t, PointResult> points;
   std::string line;
-  while (std::getline(in, line)) {
+  bool too_long = false;
+  while (read_bounded_line(in, line, max_line, too_long)) {
+    if (too_long) {
+      ++replay.bad_lines;
+      continue;
+    }
     if (line.empty()) continue;
     try {
-      const Json j = Json::parse(line);
+      const Json j = parse_json_bounded(line, "journal line", limits::kLine);
       const std::string type = j.at("type").get<std::string>();
       if (type == "header") {
         replay.header = j.at("run");

@@ -1,4 +1,5 @@
 // The SQLite history store (see mgbench/history.hpp for the schema and the rules).
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/store/history.hpp"
 
 #include <pwd.h>
@@ -10,13 +11,16 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <random>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/error.hpp"
 
 #if defined(MGBENCH_HAVE_SQLITE)
+#include "history_schema.hpp"
 #include "mgbench/store/sqlite_db.hpp"
 #endif
 
@@ -44,6 +48,13 @@ std::string default_history_path() {
   return base + "/mgbench/history.db";
 }
 
+std::string make_run_id() {
+  std::random_device source;
+  std::string id;
+  for (int i = 0; i < 4; ++i) id += fmt::format("{:08x}", source());
+  return id;
+}
+
 const std::vector<std::string>& trend_fields() {
   static const std::vector<std::string> fields = {
       "driver", "cuda", "nccl", "host", "gpu_model", "gpu_count", "fingerprint", "tool_version"};
@@ -57,176 +68,8 @@ namespace {
 using sqlite::Database;
 using sqlite::Statement;
 using sqlite::Transaction;
-
-// ---- schema and migrations -----------------------------------------------------------------
-
-const char* const kSchemaV1 = R"sql(
-CREATE TABLE runs (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  started_at TEXT NOT NULL,
-  finished_at TEXT,
-  host TEXT NOT NULL,
-  gpu_model TEXT,
-  gpu_count INTEGER,
-  driver TEXT,
-  cuda TEXT,
-  nccl TEXT,
-  fingerprint TEXT,
-  document TEXT NOT NULL,
-  UNIQUE (started_at, host)
-);
-CREATE TABLE points (
-  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-  idx INTEGER NOT NULL,
-  workload TEXT NOT NULL,
-  params TEXT NOT NULL,
-  gpus INTEGER NOT NULL,
-  status TEXT NOT NULL,
-  median_s REAL,
-  PRIMARY KEY (run_id, idx)
-);
-)sql";
-
-const char* const kSchemaV2 = R"sql(
-ALTER TABLE runs ADD COLUMN tool_version TEXT;
-ALTER TABLE points ADD COLUMN noisy INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE point_metrics (
-  run_id INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  value REAL NOT NULL,
-  PRIMARY KEY (run_id, idx, name),
-  FOREIGN KEY (run_id, idx) REFERENCES points(run_id, idx) ON DELETE CASCADE
-);
-CREATE INDEX points_by_workload ON points(workload, gpus);
-)sql";
-
-std::string tool_version_of(const Json& tool) {
-  if (!tool.is_object()) return "";
-  std::string version = tool.contains("version") && tool["version"].is_string()
-                            ? tool["version"].get<std::string>()
-                            : "";
-  if (tool.contains("git_revision") && tool["git_revision"].is_string() &&
-      !tool["git_revision"].get<std::string>().empty() && !version.empty()) {
-    version += " (" + tool["git_revision"].get<std::string>() + ")";
-  }
-  return version;
-}
-
-void insert_metrics(Database& db, std::int64_t run_id, int idx, const Json& metrics) {
-  if (!metrics.is_object()) return;
-  Statement insert = db.prepare(
-      "INSERT OR REPLACE INTO point_metrics (run_id, idx, name, value) VALUES (?, ?, ?, ?)");
-  for (auto it = metrics.begin(); it != metrics.end(); ++it) {
-    if (!it.value().is_number()) continue;
-    const double value = it.value().get<double>();
-    if (!std::isfinite(value)) continue;
-    insert.reset();
-    insert.bind(1, run_id).bind(2, idx).bind(3, it.key()).bind(4, value);
-    insert.run();
-  }
-}
-
-// 1 -> 2: the new columns and table, filled from the documents already stored.
-void migrate_v1_to_v2(Database& db) {
-  db.exec(kSchemaV2);
-  std::vector<std::pair<std::int64_t, std::string>> documents;
-  {
-    Statement runs = db.prepare("SELECT id, document FROM runs ORDER BY id");
-    while (runs.step()) documents.emplace_back(runs.column_int64(0), runs.column_text(1));
-  }
-  Statement set_tool = db.prepare("UPDATE runs SET tool_version = ? WHERE id = ?");
-  Statement set_noisy = db.prepare("UPDATE points SET noisy = ? WHERE run_id = ? AND idx = ?");
-  Statement exists = db.prepare("SELECT 1 FROM points WHERE run_id = ? AND idx = ?");
-  for (const auto& [id, text] : documents) {
-    const Json doc = Json::parse(text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) {
-      spdlog::warn("history: run {} has an unreadable document; its metrics stay empty", id);
-      continue;
-    }
-    if (doc.contains("tool")) {
-      set_tool.reset();
-      set_tool.bind(1, tool_version_of(doc["tool"])).bind(2, id);
-      set_tool.run();
-    }
-    if (!doc.contains("points") || !doc["points"].is_array()) continue;
-    int idx = 0;
-    for (const Json& point : doc["points"]) {
-      // Only points the v1 store recorded get metrics (the foreign key needs them).
-      exists.reset();
-      exists.bind(1, id).bind(2, idx);
-      if (point.is_object() && exists.step()) {
-        exists.reset();
-        const bool noisy =
-            point.contains("noisy") && point["noisy"].is_boolean() && point["noisy"].get<bool>();
-        set_noisy.reset();
-        set_noisy.bind(1, noisy ? 1 : 0).bind(2, id).bind(3, idx);
-        set_noisy.run();
-        if (point.contains("metrics")) insert_metrics(db, id, idx, point["metrics"]);
-      }
-      ++idx;
-    }
-  }
-}
-
-// migrations[v] takes a database at version v to v + 1.
-const std::vector<std::function<void(Database&)>>& migrations() {
-  static const std::vector<std::function<void(Database&)>> list = {
-      [](Database& db) {
-        db.exec("CREATE TABLE schema_version (version INTEGER NOT NULL)");
-        db.exec(kSchemaV1);
-      },
-      migrate_v1_to_v2,
-  };
-  return list;
-}
-
-int read_schema_version(Database& db) {
-  Statement has = db.prepare(
-      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
-  has.step();
-  if (has.column_int64(0) == 0) {
-    Statement tables = db.prepare(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
-    tables.step();
-    if (tables.column_int64(0) > 0) {
-      throw UsageError("history database " + db.path() +
-                       " is an SQLite database but not an mgbench history (no schema_version "
-                       "table): pass --db with another file");
-    }
-    return 0;
-  }
-  Statement version = db.prepare("SELECT version FROM schema_version");
-  if (!version.step()) {
-    throw UsageError("history database " + db.path() + " is corrupt: its schema_version is empty");
-  }
-  return static_cast<int>(version.column_int64(0));
-}
-
-void migrate(Database& db) {
-  for (;;) {
-    int version = read_schema_version(db);
-    if (version > HistoryStore::kSchemaVersion) {
-      throw UsageError("history database " + db.path() + " has schema version " +
-                       std::to_string(version) +
-                       ", written by a newer mgbench (this one reads up to " +
-                       std::to_string(HistoryStore::kSchemaVersion) + ")");
-    }
-    if (version == HistoryStore::kSchemaVersion) return;
-    Transaction tx(db);
-    version = read_schema_version(db);  // again, now under the write lock
-    if (version < HistoryStore::kSchemaVersion) {
-      spdlog::debug("history: migrating {} from schema version {} to {}", db.path(), version,
-                    version + 1);
-      migrations()[static_cast<std::size_t>(version)](db);
-      db.exec("DELETE FROM schema_version");
-      Statement set = db.prepare("INSERT INTO schema_version (version) VALUES (?)");
-      set.bind(1, version + 1);
-      set.run();
-    }
-    tx.commit();
-  }
-}
+using history_schema::insert_metrics;
+using history_schema::tool_version_of;
 
 HistoryRun read_run(const Statement& s) {
   HistoryRun r;
@@ -258,22 +101,34 @@ std::string join(const std::vector<std::string>& items) {
   return text;
 }
 
+// Reading commands open the file read-only; an older version is migrated in a copy in memory,
+// never in the file.
+Database open_history(const std::string& path, HistoryMode mode, int timeout) {
+  if (mode == HistoryMode::record) {
+    Database db(path, Database::Mode::read_write_create, timeout);
+    history_schema::migrate(db);
+    return db;
+  }
+  Database file(path, Database::Mode::read_only, timeout);
+  if (history_schema::read_version(file) == HistoryStore::kSchemaVersion) return file;
+  Database copy = file.copy_to_memory();
+  history_schema::migrate(copy);
+  return copy;
+}
+
 }  // namespace
 
 struct HistoryStore::Impl {
   Database db;
-  Impl(const std::string& path, bool create, int timeout)
-      : db(path, create ? Database::Mode::read_write_create : Database::Mode::read_write, timeout) {
-  }
 };
 
 bool history_available() { return true; }
 
-HistoryStore::HistoryStore(const std::string& path, bool create, int busy_timeout_ms) {
+HistoryStore::HistoryStore(const std::string& path, HistoryMode mode, int busy_timeout_ms) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) {
-    if (!create) {
+    if (mode == HistoryMode::read_only) {
       throw UsageError("history database " + path + " does not exist (no run recorded yet?)");
     }
     const fs::path parent = fs::path(path).parent_path();
@@ -285,15 +140,14 @@ HistoryStore::HistoryStore(const std::string& path, bool create, int busy_timeou
   } else if (fs::is_directory(path, ec)) {
     throw UsageError("history database " + path + " is a directory");
   }
-  impl_ = std::make_unique<Impl>(path, create, busy_timeout_ms);
-  migrate(impl_->db);
+  impl_ = std::make_unique<Impl>(Impl{open_history(path, mode, busy_timeout_ms)});
 }
 
 HistoryStore::~HistoryStore() = default;
 
 const std::string& HistoryStore::path() const { return impl_->db.path(); }
 
-int HistoryStore::schema_version() const { return read_schema_version(impl_->db); }
+int HistoryStore::schema_version() const { return history_schema::read_version(impl_->db); }
 
 std::int64_t HistoryStore::record(const RunResult& run) {
   Database& db = impl_->db;
@@ -306,28 +160,40 @@ std::int64_t HistoryStore::record(const RunResult& run) {
   };
 
   Transaction tx(db);
-  Statement remove = db.prepare("DELETE FROM runs WHERE started_at = ? AND host = ?");
-  remove.bind(1, run.started_at).bind(2, run.host);
-  remove.run();
+  // The same run recorded again (a resumed sweep) replaces its own row and keeps its id.
+  std::optional<std::int64_t> id_kept;
+  if (!run.run_id.empty()) {
+    Statement find = db.prepare("SELECT id FROM runs WHERE run_uid = ?");
+    find.bind(1, run.run_id);
+    if (find.step()) id_kept = find.column_int64(0);
+  }
+  if (id_kept) {
+    Statement remove = db.prepare("DELETE FROM runs WHERE id = ?");
+    remove.bind(1, *id_kept);
+    remove.run();
+  }
   Statement insert = db.prepare(
-      "INSERT INTO runs (started_at, finished_at, host, gpu_model, gpu_count, driver, cuda, nccl, "
-      "fingerprint, tool_version, document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "INSERT INTO runs (id, run_uid, started_at, finished_at, host, gpu_model, gpu_count, "
+      "driver, cuda, nccl, fingerprint, tool_version, document) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const std::string fingerprint = run.environment.is_object() &&
                                           run.environment.contains("fingerprint_hash") &&
                                           run.environment["fingerprint_hash"].is_string()
                                       ? run.environment["fingerprint_hash"].get<std::string>()
                                       : "";
-  insert.bind(1, run.started_at)
-      .bind(2, optional_text(run.finished_at))
-      .bind(3, run.host)
-      .bind(4, optional_text(summary.gpu_model == "unknown" ? "" : summary.gpu_model))
-      .bind(5, summary.gpu_count)
-      .bind(6, optional_text(summary.driver))
-      .bind(7, optional_text(summary.cuda))
-      .bind(8, optional_text(summary.nccl))
-      .bind(9, optional_text(fingerprint))
-      .bind(10, optional_text(tool_version_of(run.tool)))
-      .bind(11, document.dump());
+  insert.bind(1, id_kept)
+      .bind(2, optional_text(run.run_id))
+      .bind(3, run.started_at)
+      .bind(4, optional_text(run.finished_at))
+      .bind(5, run.host)
+      .bind(6, optional_text(summary.gpu_model == "unknown" ? "" : summary.gpu_model))
+      .bind(7, summary.gpu_count)
+      .bind(8, optional_text(summary.driver))
+      .bind(9, optional_text(summary.cuda))
+      .bind(10, optional_text(summary.nccl))
+      .bind(11, optional_text(fingerprint))
+      .bind(12, optional_text(tool_version_of(run.tool)))
+      .bind(13, dump_json(document));
   insert.run();
   const std::int64_t id = db.last_insert_rowid();
 
@@ -347,7 +213,7 @@ std::int64_t HistoryStore::record(const RunResult& run) {
     point_insert.bind(1, id)
         .bind(2, idx)
         .bind(3, p.workload)
-        .bind(4, (p.params.is_object() ? p.params : Json::object()).dump())
+        .bind(4, dump_json(p.params.is_object() ? p.params : Json::object()))
         .bind(5, p.gpus)
         .bind(6, to_string(p.status))
         .bind(7, median)
@@ -406,7 +272,7 @@ std::vector<HistoryPoint> HistoryStore::points(std::int64_t id) const {
     HistoryPoint p;
     p.idx = static_cast<int>(s.column_int64(0));
     p.workload = s.column_text(1);
-    p.params = Json::parse(s.column_text(2), nullptr, false);
+    p.params = history_schema::parse_stored(s.column_text(2));
     if (p.params.is_discarded()) p.params = Json::object();
     p.gpus = static_cast<int>(s.column_int64(3));
     p.status = s.column_text(4);
@@ -467,7 +333,7 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
     row.run_id = s.column_int64(0);
     row.started_at = s.column_text(1);
     row.group = s.column_text(2);
-    row.params = Json::parse(s.column_text(3), nullptr, false);
+    row.params = history_schema::parse_stored(s.column_text(3));
     if (row.params.is_discarded()) row.params = Json::object();
     row.gpus = static_cast<int>(s.column_int64(4));
     row.value = s.column_double(5);
@@ -498,7 +364,7 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
 }
 
 void record_run(const RunResult& run, const std::string& db_path) {
-  HistoryStore store(db_path, true);
+  HistoryStore store(db_path, HistoryMode::record);
   const std::int64_t id = store.record(run);
   spdlog::debug("history: recorded run {} in {}", id, db_path);
 }
@@ -523,7 +389,7 @@ void record_run(const RunResult&, const std::string& db_path) {
   spdlog::debug("history: built without SQLite; run not recorded in {}", db_path);
 }
 
-HistoryStore::HistoryStore(const std::string&, bool, int) { no_sqlite(); }
+HistoryStore::HistoryStore(const std::string&, HistoryMode, int) { no_sqlite(); }
 HistoryStore::~HistoryStore() = default;
 std::int64_t HistoryStore::record(const RunResult&) { no_sqlite(); }
 std::vector<HistoryRun> HistoryStore::list() const { no_sqlite(); }

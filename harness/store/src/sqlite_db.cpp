@@ -40,6 +40,7 @@ Database::Database(const std::string& path, Mode mode, int busy_timeout_ms)
   }
   sqlite3_extended_result_codes(db_, 1);
   try {
+    harden();
     sqlite3_busy_timeout(db_, busy_timeout_ms);
     // The first statements read the file header: a file that is not a database fails here.
     exec("PRAGMA foreign_keys = ON");
@@ -52,6 +53,28 @@ Database::Database(const std::string& path, Mode mode, int busy_timeout_ms)
     db_ = nullptr;
     throw;
   }
+}
+
+// The file may come from another machine: no schema object (trigger, view, index expression)
+// may call a function with side effects, and no SQL may corrupt the file on purpose.
+void Database::harden() {
+  int rc = sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, static_cast<int*>(nullptr));
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, static_cast<int*>(nullptr));
+  }
+  if (rc != SQLITE_OK) fail(rc, "hardening the connection");
+  exec("PRAGMA trusted_schema = OFF");
+}
+
+Database Database::copy_to_memory() const {
+  Database copy(":memory:", Mode::read_write_create, busy_timeout_ms_);
+  sqlite3_backup* backup = sqlite3_backup_init(copy.db_, "main", db_, "main");
+  if (!backup) copy.fail(sqlite3_errcode(copy.db_), "copying " + path_ + " into memory");
+  const int rc = sqlite3_backup_step(backup, -1);
+  sqlite3_backup_finish(backup);
+  if (rc != SQLITE_DONE) fail(rc, "copying into memory");
+  copy.path_ = path_;  // messages keep naming the file
+  return copy;
 }
 
 Database::~Database() {

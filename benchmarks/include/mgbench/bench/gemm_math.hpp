@@ -17,6 +17,14 @@ namespace mgbench::bench {
 std::vector<Params> expand_gemm_points(const AxisValues& values);
 
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);  // 2 M N K
+
+// Bytes of A (M x K), B (N x K) and C (M x N) for element sizes `in_size` and `out_size`.
+// Throws UsageError when a size is not positive or a product overflows size_t.
+struct GemmBufferBytes {
+  std::size_t a = 0, b = 0, c = 0;
+};
+GemmBufferBytes gemm_buffer_bytes(std::int64_t m, std::int64_t n, std::int64_t k,
+                                  std::size_t in_size, std::size_t out_size);
 // {"tflops_per_gpu", "tflops_aggregate" (= nranks x per GPU), "time_ms"}.
 Json gemm_metrics(const Params& params, int nranks, double seconds);
 

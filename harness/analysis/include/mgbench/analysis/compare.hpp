@@ -150,6 +150,7 @@ struct Comparison {
   CompareOptions options;
   std::vector<EnvChange> environment;
   bool fingerprint_differs = false;  // environment.fingerprint_hash present and different
+  std::string hooks_differ;          // non-empty (in words) when environment.test_hooks differ
   std::vector<PointComparison> points;
   std::vector<NotCompared> not_compared;
   std::vector<UnmatchedPoint> only_in_base, only_in_new;
@@ -159,11 +160,18 @@ struct Comparison {
   bool any_slower() const { return count(Verdict::slower) > 0; }
 };
 
-// Throws UsageError when no point matches at all ("nothing matched"), or when no matched
-// point is `ok` in both runs (nothing could be judged: a gate must not pass silently).
+// Throws Error(ExitCode::inconclusive) when no point matches at all ("nothing matched"), or
+// when no matched point is `ok` in both runs (nothing could be judged: a gate must not pass
+// silently).
 Comparison compare_runs(const RunResult& base, const RunResult& next,
                         const CompareOptions& options = {}, const NoiseMap* noise = nullptr);
-// 1 (ExitCode::regression) when any point is slower, else 0.
+// "" when the runs' environment.test_hooks agree, else why no regression may be called.
+std::string hooks_difference(const RunResult& base, const RunResult& next);
+// Why the gate cannot conclude, "" when it can: every compared point noisy, or a slower point
+// between runs with different test hooks.
+std::string inconclusive_reason(const Comparison& comparison);
+// 5 (ExitCode::inconclusive) when inconclusive_reason() says so, else 1 (ExitCode::regression)
+// when any point is slower, else 0.
 int comparison_exit_code(const Comparison& comparison);
 Json comparison_to_json(const Comparison& comparison);
 

@@ -1,6 +1,10 @@
 #pragma once
 // Every test-only environment hook, by name, in one place (docs/TESTING-HOOKS.md lists them).
-// A hook is read only when MGBENCH_ENABLE_TEST_WORKLOADS=1: a normal run never sees one.
+// A hook is read only when MGBENCH_ENABLE_TEST_WORKLOADS=1: a normal run never sees one. A
+// sweep with an active hook logs a warning at start, records the hooks in its environment
+// ("test_hooks", which also changes the fingerprint) and in its journal (a resume with other
+// hooks is refused), and `compare` never calls a regression across runs whose hooks differ.
+#include <map>
 #include <optional>
 #include <string>
 
@@ -8,9 +12,10 @@ namespace mgbench::test_hooks {
 
 // The switch: "1" registers the CPU `selftest` workload and turns the hooks below on.
 inline constexpr const char* kEnable = "MGBENCH_ENABLE_TEST_WORKLOADS";
-// N: the device probe reports N fake GPUs (no CUDA involved).
+// N (1..64): the device probe reports N fake GPUs (no CUDA involved).
 inline constexpr const char* kFakeDevices = "MGBENCH_TEST_FAKE_DEVICES";
-// F: a busy-wait of F times the measured op time in every timed sample (a synthetic regression).
+// F (0..kMaxSlowdown): a busy-wait of F times the measured op time in every timed sample (a
+// synthetic regression).
 inline constexpr const char* kSlowdown = "MGBENCH_TEST_SLOWDOWN";
 // N > 0: the sweep journal takes N points, then every append fails with ENOSPC.
 inline constexpr const char* kJournalFailAfter = "MGBENCH_TEST_JOURNAL_FAIL_AFTER";
@@ -19,10 +24,16 @@ inline constexpr const char* kJournalFailAfter = "MGBENCH_TEST_JOURNAL_FAIL_AFTE
 // NVML (temperatures, power, clocks, a throttled span; an XID or a temperature past the slowdown
 // threshold during window W).
 inline constexpr const char* kSoakFake = "MGBENCH_TEST_SOAK_FAKE";
+inline constexpr double kMaxSlowdown = 100.0;
+inline constexpr int kMaxFakeDevices = 64;
 
 // True when the switch is set to "1".
 bool enabled();
 // The value of hook `name` when the switch is on and the variable is set; nullopt otherwise.
 std::optional<std::string> read(const char* name);
+// read() as a number in [lo, hi]; UsageError naming the hook otherwise.
+std::optional<double> read_number(const char* name, double lo, double hi);
+// The hooks in effect (name -> value): empty unless the switch is on and a hook is set.
+std::map<std::string, std::string> active();
 
 }  // namespace mgbench::test_hooks

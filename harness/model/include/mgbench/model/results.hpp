@@ -63,6 +63,7 @@ struct RunResult {
   int schema_version = kSchemaVersion;
   Json tool = Json::object();         // {"name","version","git_revision","build":{...}}
   std::vector<std::string> argv;
+  std::string run_id;  // unique per sweep, kept by --resume ("" in files written before it)
   std::string started_at, finished_at;  // UTC ISO-8601
   std::string host;
   Json environment = Json::object();  // versions, devices, fingerprint (telemetry issue)

@@ -17,8 +17,10 @@ struct Statistics {
 
 // Percentile q in [0, 1] of sorted values, linear interpolation (type 7, as numpy's default).
 double percentile_sorted(const std::vector<double>& sorted, double q);
-double median_of(std::vector<double> values);
-// Deterministic for a given seed. Empty input gives n = 0 and zeros.
+double median_of(std::vector<double> values);  // of the finite values
+// Deterministic for a given seed. Empty input gives n = 0 and zeros. Non-finite samples are
+// left out (n counts the finite ones); the caller rejects such a point (reject_non_finite).
+// rel_stdev of a zero mean with spread is the largest finite double, never infinity.
 Statistics compute_statistics(const std::vector<double>& samples, std::size_t bootstrap_resamples = 1000,
                               std::uint64_t seed = 0x6d676265ULL);
 double relative_stdev(const std::vector<double>& samples);

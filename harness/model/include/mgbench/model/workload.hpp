@@ -8,6 +8,7 @@
 //           .throughput("tflops_aggregate", "TFLOP/s")
 //           .present(mgbench::Presentation().metric(...).table(...).chart(...))
 //           .runner(...));
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -34,6 +35,12 @@ struct Axis {
   std::vector<std::string> quick_values;     // empty: same as standard
   std::vector<std::string> full_values;      // empty: same as standard
   std::vector<std::string> allowed_values;   // empty: any value of the kind
+  // Largest value of an integer or size axis; larger values are refused at planning time.
+  // Every integer and size axis has one (kDefaultMaxInteger / kDefaultMaxSize unless declared).
+  std::int64_t max_value = 0;
+
+  static constexpr std::int64_t kDefaultMaxInteger = std::int64_t{1} << 20;
+  static constexpr std::int64_t kDefaultMaxSize = std::int64_t{1} << 40;  // 1 TiB
 
   static Axis integer(std::string name, std::vector<std::string> values);
   static Axis size(std::string name, std::vector<std::string> values);
@@ -43,6 +50,7 @@ struct Axis {
   Axis& quick(std::vector<std::string> values);
   Axis& full(std::vector<std::string> values);
   Axis& allowed(std::vector<std::string> values);
+  Axis& at_most(std::int64_t max);
 
   const std::vector<std::string>& values_for(Profile profile) const;
   // Converts one command-line string into the typed JSON value; UsageError when invalid.

@@ -27,6 +27,12 @@ ProbeResult probe(Isolation isolation, bool doctor);
 std::atomic<bool>& interrupt_flag();
 void install_interrupt_handlers();
 
+// Seconds on the monotonic clock (deadlines, window times).
+double monotonic_seconds();
+
+// How long the pipe of a killed worker is read for what it wrote before it died.
+inline constexpr double kWorkerDrainSeconds = 10.0;
+
 // Checks the workloads, dtypes, parameters and batch sizes against the registry without any
 // device (so a bad value is named before a GPU is looked for). Throws UsageError.
 void validate_sweep_arguments(const SweepOptions& options);

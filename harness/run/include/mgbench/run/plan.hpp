@@ -26,6 +26,7 @@ struct SweepOptions {
   std::string out_dir;                       // empty: results/<UTC>-<host>/
   std::string json_path, csv_path;
   std::string resume_dir;
+  std::string run_id;                        // empty: a new one (--resume: the journal's)
   bool dry_run = false;
   Isolation isolation = Isolation::process;
   ScalingMode scaling = ScalingMode::weak;
@@ -33,6 +34,7 @@ struct SweepOptions {
   bool skip_doctor = false;
   bool no_report = false;
   bool no_history = false;
+  bool redact = false;  // results.json, --json and reports without identifying fields
   std::string db_path;
   double price_per_gpu_hour = 0;
   int verbosity = 0;                         // -1 quiet, 0 normal, 1 verbose

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/model/limits.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench {
@@ -31,15 +32,23 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line,
                                                std::string* error = nullptr);
 std::string make_worker_line(const Json& message);  // one line, '\n'-terminated
 
-// Splits a byte stream into complete lines; the incomplete tail stays buffered.
+// Splits a byte stream into complete lines; the incomplete tail stays buffered. Each byte is
+// searched for a newline once (the scan offset is kept between reads), and a line longer than
+// `max_line` bytes is dropped whole and counted, never buffered without bound.
 class LineBuffer {
  public:
+  explicit LineBuffer(std::size_t max_line = limits::kMaxLineBytes) : max_line_(max_line) {}
   void append(const char* data, std::size_t size);
   std::vector<std::string> take_lines();
   const std::string& pending() const { return buffer_; }
+  std::size_t dropped_lines() const { return dropped_; }
 
  private:
   std::string buffer_;
+  std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+  std::size_t max_line_;
+  bool discarding_ = false;  // inside an over-long line: bytes are dropped up to its newline
+  std::size_t dropped_ = 0;
 };
 
 // How a sweep opens its journal: a fresh one (an existing journal is refused), the journal of
@@ -95,9 +104,11 @@ class DirectoryLock {
 struct JournalReplay {
   Json header;                      // null when the file had none
   std::vector<PointResult> points;  // the last record of each point index wins
-  std::size_t bad_lines = 0;        // truncated or garbage lines, skipped
+  std::size_t bad_lines = 0;        // truncated, garbage or over-long lines, skipped
 };
-// Throws UsageError when the file cannot be read.
-JournalReplay replay_journal(const std::string& path);
+// Throws UsageError when the file cannot be read. Lines longer than `max_line` bytes are
+// skipped (counted as bad) without being held in memory.
+JournalReplay replay_journal(const std::string& path,
+                             std::size_t max_line = limits::kMaxLineBytes);
 
 }  // namespace mgbench

@@ -6,15 +6,20 @@
 // debug log line) and HistoryStore throws EnvironmentError "built without SQLite" (exit 4:
 // the build lacks a capability, like a missing GPU library).
 //
-// Schema (version 2; a `schema_version` table holds the version, migrations run in order in
-// one transaction each, and a database from a newer mgbench is refused):
-//   runs(id, started_at, finished_at, host, gpu_model, gpu_count, driver, cuda, nccl,
-//        fingerprint, tool_version [v2], document)    -- document = the full results JSON
+// Schema (version 3; a `schema_version` table holds the version, migrations run in order in
+// one transaction each, and a version this mgbench never wrote -- newer, zero or negative --
+// is refused, as is a file holding triggers or views):
+//   runs(id, run_uid [v3], started_at, finished_at, host, gpu_model, gpu_count, driver, cuda,
+//        nccl, fingerprint, tool_version [v2], document) -- document = the full results JSON
 //   points(run_id, idx, workload, params, gpus, status, median_s, noisy [v2])
 //   point_metrics(run_id, idx, name, value)  [v2]      -- numeric metrics, for trends
-// Migration 1 -> 2 adds the v2 columns and table and fills them from the stored documents.
-// A run is identified by (started_at, host): recording it again (e.g. after --resume)
-// replaces the earlier record.
+// Migration 1 -> 2 adds the v2 columns and table and fills them from the stored documents;
+// 2 -> 3 rebuilds `runs` with the unique run_uid (RunResult::run_id) in place of the old
+// UNIQUE (started_at, host). Recording a run with a run id already stored (a resumed sweep)
+// replaces that row and keeps its id; a run without run id is always a new row.
+//
+// Reading (HistoryMode::read_only) never writes the file: it is opened read-only, and an
+// older version is migrated in an in-memory copy.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,6 +36,9 @@ bool history_available();
 
 // $XDG_DATA_HOME/mgbench/history.db, else ~/.local/share/mgbench/history.db.
 std::string default_history_path();
+
+// A fresh run id (RunResult::run_id): 32 hex digits from the system's random source.
+std::string make_run_id();
 
 // Records a finished run (creating the database and its directory when needed). Throws
 // UsageError for a corrupt or locked database; a no-op without SQLite.
@@ -76,19 +84,24 @@ struct TrendRow {
 // fingerprint, tool_version.
 const std::vector<std::string>& trend_fields();
 
+enum class HistoryMode {
+  record,     // read-write: created when missing, migrated in the file
+  read_only,  // UsageError when missing; the file is never written
+};
+
 class HistoryStore {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
-  // Opens the database, creating it when `create` (else UsageError when missing), and
-  // migrates it to kSchemaVersion. Throws sqlite::DatabaseError (a UsageError) when corrupt
-  // or locked longer than `busy_timeout_ms`.
-  explicit HistoryStore(const std::string& path, bool create = true, int busy_timeout_ms = 5000);
+  // Opens the database (see HistoryMode). Throws sqlite::DatabaseError (a UsageError) when
+  // corrupt or locked longer than `busy_timeout_ms`, UsageError for a refused version.
+  explicit HistoryStore(const std::string& path, HistoryMode mode = HistoryMode::record,
+                        int busy_timeout_ms = 5000);
   ~HistoryStore();
   HistoryStore(const HistoryStore&) = delete;
   HistoryStore& operator=(const HistoryStore&) = delete;
 
-  std::int64_t record(const RunResult& run);
+  std::int64_t record(const RunResult& run);  // needs HistoryMode::record
   std::vector<HistoryRun> list() const;
   // "12" (an id) or "last"; UsageError naming the database when there is no such run.
   std::int64_t resolve(const std::string& run_ref) const;

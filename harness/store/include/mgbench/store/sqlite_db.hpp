@@ -37,7 +37,9 @@ class Database {
   enum class Mode { read_write_create, read_write, read_only };
 
   // Opens (or creates) the file, sets the busy timeout and turns on foreign keys; in the
-  // writable modes also switches the journal to WAL. Throws DatabaseError.
+  // writable modes also switches the journal to WAL. Every connection is defensive
+  // (SQLITE_DBCONFIG_DEFENSIVE) and does not trust the schema (trusted_schema = OFF), as the
+  // file may come from another machine. Throws DatabaseError.
   explicit Database(const std::string& path, Mode mode = Mode::read_write_create,
                     int busy_timeout_ms = 5000);
   ~Database();
@@ -49,6 +51,9 @@ class Database {
   // Runs SQL without parameters (schema changes, pragmas). Throws DatabaseError.
   void exec(const std::string& sql);
   Statement prepare(const std::string& sql);
+  // A writable in-memory copy of this database (its path() still names the file): reading
+  // commands migrate the copy, never the file.
+  Database copy_to_memory() const;
   std::int64_t last_insert_rowid() const;
   int changes() const;
   const std::string& path() const { return path_; }
@@ -58,6 +63,8 @@ class Database {
   [[noreturn]] void fail(int rc, const std::string& what) const;
 
  private:
+  void harden();
+
   sqlite3* db_ = nullptr;
   std::string path_;
   int busy_timeout_ms_ = 0;
