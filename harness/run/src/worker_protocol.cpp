@@ -274,16 +274,30 @@ bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_line
   return any;
 }
 
+// read_bounded_line reads the file buffer itself, whose read errors are exceptions.
+bool read_journal_line(std::istream& in, const std::string& path, std::string& line,
+                       std::size_t max_line, bool& too_long) {
+  try {
+    return read_bounded_line(in, line, max_line, too_long);
+  } catch (const std::ios_base::failure& e) {
+    throw EnvironmentError(fmt::format("cannot read journal '{}': {}", path, e.what()));
+  }
+}
+
 }  // namespace
 
 JournalReplay replay_journal(const std::string& path, std::size_t max_line) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw UsageError(fmt::format("cannot read journal '{}': it is a directory", path));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("cannot read journal '{}'", path));
   JournalReplay replay;
   std::map<std::size_t, PointResult> points;
   std::string line;
   bool too_long = false;
-  while (read_bounded_line(in, line, max_line, too_long)) {
+  while (read_journal_line(in, path, line, max_line, too_long)) {
     if (too_long) {
       ++replay.bad_lines;
       continue;
