@@ -32,6 +32,13 @@ bool have_gpu() {
   return have;
 }
 
+// Marks the case skipped (with the reason) on a machine without a CUDA device.
+bool skipped_without_gpu(benchmark::State& state) {
+  if (have_gpu()) return false;
+  state.SkipWithError("no CUDA device");
+  return true;
+}
+
 // A stream and two timing events on device 0.
 struct Timing {
   Timing() {
@@ -64,10 +71,7 @@ struct Timing {
 
 // One single-thread kernel that does no work (a chase of 0 steps writes one word).
 void gpu_kernel_launch(benchmark::State& state) {
-  if (!have_gpu()) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
+  if (skipped_without_gpu(state)) return;
   Timing t;
   DeviceBuffer word(sizeof(std::uint32_t));
   for (auto _ : state) {
@@ -81,10 +85,7 @@ BENCHMARK(gpu_kernel_launch)->Name("gpu/kernel_launch")->UseManualTime()->Unit(b
 
 // Two events with nothing between them: the floor of every event-timed measurement.
 void gpu_event_overhead(benchmark::State& state) {
-  if (!have_gpu()) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
+  if (skipped_without_gpu(state)) return;
   Timing t;
   for (auto _ : state) state.SetIterationTime(t.time([] {}));
 }
@@ -92,10 +93,7 @@ BENCHMARK(gpu_event_overhead)->Name("gpu/event_overhead")->UseManualTime()->Unit
 
 // cudaStreamSynchronize on a stream whose only work is one empty kernel (host clock).
 void gpu_stream_sync(benchmark::State& state) {
-  if (!have_gpu()) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
+  if (skipped_without_gpu(state)) return;
   Timing t;
   DeviceBuffer word(sizeof(std::uint32_t));
   for (auto _ : state) {
@@ -148,10 +146,7 @@ class LtSquare {
 
 // Args: {n, impl} with impl 0 = own kernel (kernels::gemm), 1 = cuBLASLt. bf16 in and out.
 void gpu_small_gemm(benchmark::State& state) {
-  if (!have_gpu()) {
-    state.SkipWithError("no CUDA device");
-    return;
-  }
+  if (skipped_without_gpu(state)) return;
   const auto n = static_cast<int>(state.range(0));
   const bool lt = state.range(1) == 1;
   Timing t;
