@@ -407,6 +407,7 @@ class GroupRun {
     g.details = shared_->gather_json(p.rank, Json{{"rank", p.rank},
                                                   {"device", p.device},
                                                   {"cpus", format_cpu_list(current_thread_cpus())},
+                                                  {"host_wait", host_wait_mode()},
                                                   {"details", p.rank_detail},
                                                   {"verification", p.verification.details}});
     release_point(p);

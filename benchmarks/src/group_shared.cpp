@@ -82,6 +82,10 @@ HostFlag::~HostFlag() { MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(const_cast<int*
 
 RankResources::RankResources(int device) {
   MGBENCH_CUDA_CHECK(cudaSetDevice(device));
+  // Every host wait of a rank thread (setup, verification, the stop event) blocks instead of
+  // spinning or yielding: no wait is timed on the host, and eight spinning rank threads in a
+  // small cpuset starve NCCL's proxy threads and the telemetry sampler.
+  MGBENCH_CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
   MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&comm_stream, cudaStreamNonBlocking));
   MGBENCH_CUDA_CHECK(cudaEventCreate(&start));
@@ -283,6 +287,17 @@ double RankEnv::collective_time(const std::function<void()>& enqueue, int sample
     maxima.push_back(shared->timed_sample(rank, enqueue, 1, 0).first);
   }
   return median_of(maxima);
+}
+
+std::string host_wait_mode() {
+  unsigned flags = 0;
+  if (cudaGetDeviceFlags(&flags) != cudaSuccess) return "unknown";
+  switch (flags & cudaDeviceScheduleMask) {
+    case cudaDeviceScheduleBlockingSync: return "blocking";
+    case cudaDeviceScheduleSpin: return "spin";
+    case cudaDeviceScheduleYield: return "yield";
+    default: return "auto";
+  }
 }
 
 }  // namespace mgbench::bench

@@ -46,6 +46,10 @@ struct HostFlag {
   volatile int* flag = nullptr;
 };
 
+// How the current device's host waits are scheduled (cudaGetDeviceFlags): "blocking", "spin",
+// "yield" or "auto"; reported with every rank so a test can read it back.
+std::string host_wait_mode();
+
 // Per-rank CUDA resources for the whole group.
 struct RankResources {
   explicit RankResources(int device);

@@ -13,7 +13,8 @@
 #include "mgbench/platform/fingerprint.hpp"
 #include "workload_runner.hpp"
 
-TEST_CASE("rank threads are pinned within their GPU's local CPU list", "[affinity][gpu]") {
+TEST_CASE("rank threads are pinned within their GPU's local CPU list and block on waits",
+          "[affinity][gpu]") {
   char bus[32] = {};
   REQUIRE(cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess);
   const std::vector<int> local =
@@ -32,6 +33,7 @@ TEST_CASE("rank threads are pinned within their GPU's local CPU list", "[affinit
     std::vector<int> usable;  // what the process may use of the local list
     std::set_intersection(local.begin(), local.end(), allowed.begin(), allowed.end(),
                           std::back_inserter(usable));
+    CHECK(rank.value("host_wait", "") == "blocking");  // rank threads never spin on waits
     if (usable.empty()) continue;  // cpuset without any local CPU: left alone by design
     CHECK(std::includes(usable.begin(), usable.end(), cpus.begin(), cpus.end()));
   }

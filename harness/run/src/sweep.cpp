@@ -18,6 +18,7 @@
 #include "mgbench/platform/telemetry.hpp"
 #include "mgbench/analysis/verdict.hpp"
 #include "mgbench/run/sweep.hpp"
+#include "mgbench/run/device_choice.hpp"
 #include "mgbench/model/redact.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/run/orchestrator.hpp"
@@ -151,6 +152,22 @@ void print_plan(const Plan& plan, std::ostream& out) {
   for (const auto& note : plan.notes) out << "Note: " << note << "\n";
 }
 
+// The fingerprint's `nvidia-smi topo -m` style matrix (rows by device ordinal); empty when
+// the probe had no NVML.
+TopologyLabels topology_of(const ProbeResult& probed) {
+  const Json& env = probed.environment;
+  if (!env.is_object() || !env.contains("topology")) return {};
+  const Json& matrix = env["topology"].value("matrix", Json::array());
+  TopologyLabels labels;
+  for (const auto& row : matrix) {
+    if (!row.is_array()) return {};
+    std::vector<std::string> r;
+    for (const auto& cell : row) r.push_back(cell.is_string() ? cell.get<std::string>() : "?");
+    labels.push_back(std::move(r));
+  }
+  return labels;
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
@@ -164,7 +181,8 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
     probed = probe(options.isolation, !options.skip_doctor && !options.dry_run);
     visible = static_cast<int>(probed.inventory.devices.size());
   }
-  const Plan plan = make_plan(options, visible);
+  Plan plan = make_plan(options, visible);
+  if (options.devices.empty() && visible > 1) apply_topology(plan, topology_of(probed));
   const bool resuming = !options.resume_dir.empty();
   if (resuming) check_resumed_points(plan, finished);
   if (options.dry_run) {
