@@ -14,7 +14,8 @@ namespace {
 // n GPUs, every pair labelled by `pair(i, j)`, the diagonal "X".
 template <typename F>
 TopologyLabels labels_of(int n, F pair) {
-  TopologyLabels t(static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n)));
+  const auto size = static_cast<std::size_t>(n);
+  TopologyLabels t(size, std::vector<std::string>(size));
   for (int i = 0; i < n; ++i) {
     for (int j = 0; j < n; ++j) t[i][j] = i == j ? "X" : pair(std::min(i, j), std::max(i, j));
   }
@@ -64,13 +65,15 @@ TEST_CASE("pairs share a PCIe switch and groups stay on one socket") {
 
 TEST_CASE("NVLink islands win over PCIe neighbours") {
   // 0-3 and 4-7 are NVLink islands; within an island every pair is NV4.
-  const auto t = labels_of(8, [](int i, int j) { return std::string(i / 4 == j / 4 ? "NV4" : "SYS"); });
+  const auto t =
+      labels_of(8, [](int i, int j) { return std::string(i / 4 == j / 4 ? "NV4" : "SYS"); });
   CHECK(choose_devices({0, 4, 5, 6, 7}, 4, t) == std::vector<int>{4, 5, 6, 7});
 }
 
 TEST_CASE("large machines are searched greedily and still avoid the slow links") {
   // 24 GPUs in 3 NVLink islands of 8: choosing 8 must give one island.
-  const auto t = labels_of(24, [](int i, int j) { return std::string(i / 8 == j / 8 ? "NV12" : "SYS"); });
+  const auto t =
+      labels_of(24, [](int i, int j) { return std::string(i / 8 == j / 8 ? "NV12" : "SYS"); });
   std::vector<int> candidates = iota(24);
   candidates.erase(candidates.begin() + 1);  // GPU 1 excluded: island 0 has only 7 left
   const auto chosen = choose_devices(candidates, 8, t);

@@ -99,7 +99,9 @@ std::vector<int> greedy_subset(const std::vector<int>& candidates, int n,
 
 double subsets(std::size_t m, std::size_t n) {
   double c = 1;
-  for (std::size_t i = 0; i < n; ++i) c = c * static_cast<double>(m - i) / static_cast<double>(i + 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    c = c * static_cast<double>(m - i) / static_cast<double>(i + 1);
+  }
   return c;
 }
 
