@@ -56,6 +56,7 @@
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/kernels/train.hpp"
 #include "mgbench/model/workload.hpp"
 
@@ -112,7 +113,11 @@ class TrainStepPoint final : public RankPoint {
     tiny.layers = kTinyLayers;
     tiny.hidden = kTinyHidden;
     tiny.batch = kTinyBatch;
-    tiny.bucket_bytes = 0;  // one bucket per layer: exercises the bucket offsets and events
+    // The point's bucketing, in small: one bucket per layer (bucket_mb 0), or merged buckets
+    // of two layers each plus a single one, so the FP64 reference checks merged offsets too.
+    tiny.bucket_bytes =
+        cfg_.bucket_bytes == 0 ? 0 : 2 * kTinyHidden * (kTinyHidden + 1) * sizeof(float);
+    tiny.test_extra_reductions = test_hooks::read(test_hooks::kTrainDoubleReduce) ? 1 : 0;
 
     // Allocation and initialisation may fail on some ranks only (OOM): every rank meets the
     // others exactly once below, failed or not, before any collective set-up.
@@ -267,21 +272,37 @@ class TrainStepPoint final : public RankPoint {
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
     const std::vector<double> got = tiny_->read_grads();
 
-    // The reference of the all-reduced gradients: the sum of every rank's FP64 reference,
-    // summed in FP64 through NCCL (also for impl=mgbench: an independent path).
-    if (env_.nranks > 1) {
-      DeviceBuffer dev(ref.size() * sizeof(double));
-      // Stream-ordered copies: the timed stream is non-blocking (no implicit ordering with
-      // plain cudaMemcpy on the legacy stream).
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(dev.get(), ref.data(), dev.bytes(),
-                                         cudaMemcpyHostToDevice, env_.stream));
-      nccl_allreduce(env_.comm, dev.get(), dev.get(), ref.size(), ncclFloat64, env_.stream);
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(ref.data(), dev.get(), dev.bytes(),
-                                         cudaMemcpyDeviceToHost, env_.stream));
-      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    }
+    sum_reference(ref);
     check.error = train::gradient_error(got, ref);
     return check;
+  }
+
+  // The reference of the all-reduced gradients: the sum of every rank's FP64 reference, in
+  // FP64 and by a path independent of the one under test: NCCL when the group has
+  // communicators, else (impl=mgbench only, e.g. ranks sharing a GPU) the host, every rank
+  // thread adding the others' vectors in rank order between two barriers.
+  void sum_reference(std::vector<double>& ref) const {
+    if (env_.nranks == 1) return;
+    if (env_.comm == nullptr) {
+      const auto all = env_.all_gather_ptr(ref.data());
+      std::vector<double> sum(ref.size(), 0.0);
+      for (const void* p : all) {
+        const auto* r = static_cast<const double*>(p);
+        for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += r[i];
+      }
+      env_.barrier();  // every rank has read every vector before one changes its own
+      ref = std::move(sum);
+      return;
+    }
+    DeviceBuffer dev(ref.size() * sizeof(double));
+    // Stream-ordered copies: the timed stream is non-blocking (no implicit ordering with
+    // plain cudaMemcpy on the legacy stream).
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(dev.get(), ref.data(), dev.bytes(),
+                                       cudaMemcpyHostToDevice, env_.stream));
+    nccl_allreduce(env_.comm, dev.get(), dev.get(), ref.size(), ncclFloat64, env_.stream);
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(ref.data(), dev.get(), dev.bytes(),
+                                       cudaMemcpyDeviceToHost, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
   }
 
   void measure_breakdown() {
@@ -350,11 +371,20 @@ Json train_metrics(const Params& p, int nranks, double seconds) {
               {"model_tflops_per_gpu", flops / seconds / 1e12}};
 }
 
-RunnerOptions train_runner_options() {
-  RunnerOptions o;
-  o.needs_nccl = true;
-  o.needs_peer_access = true;
-  return o;
+// Communicators only for groups with an impl=nccl point: NCCL refuses ranks that share a GPU,
+// the own all-reduce does not (the one-GPU tests run impl=mgbench on {0,0}).
+GroupRunner train_runner() {
+  return [](GroupContext& ctx) {
+    RunnerOptions o;
+    o.needs_peer_access = true;
+    for (const auto& point : ctx.spec.points) {
+      o.needs_nccl = o.needs_nccl || point.params.value("impl", std::string()) == "nccl";
+    }
+    make_runner([](RankEnv& env) -> std::unique_ptr<RankPoint> {
+                  return std::make_unique<TrainStepPoint>(env);
+                },
+                train_metrics, o)(ctx);
+  };
 }
 
 }  // namespace
@@ -448,10 +478,6 @@ MGBENCH_REGISTER_WORKLOAD(
         .throughput("samples_per_s", "samples/s")
         .present(train_presentation())
         .estimate_seconds_per_point(10.0)
-        .runner(make_runner(
-            [](RankEnv& env) -> std::unique_ptr<RankPoint> {
-              return std::make_unique<TrainStepPoint>(env);
-            },
-            train_metrics, train_runner_options())));
+        .runner(train_runner()));
 
 }  // namespace mgbench::bench

@@ -47,6 +47,18 @@ double now_s() {
       .count();
 }
 
+// The stop rule on rank 0 refuses criteria no option parser should let through (a NaN
+// would never converge); like any rank's throw, this ends every rank of the group.
+void check_stopping(const StoppingCriteria& c) {
+  const bool ok = std::isfinite(c.max_noise) && c.max_noise >= 0 && std::isfinite(c.min_time_s) &&
+                  c.min_time_s >= 0 && std::isfinite(c.max_time_s) && c.max_time_s > 0;
+  if (!ok) {
+    throw std::invalid_argument(fmt::format(
+        "stop rule: invalid criteria (max_noise {}, min_time_s {}, max_time_s {})", c.max_noise,
+        c.min_time_s, c.max_time_s));
+  }
+}
+
 std::string message_of(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
@@ -363,6 +375,7 @@ class GroupRun {
 
   // 0: keep going, 1: converged, 2: noisy (stop).
   int stop_decision(const std::vector<double>& sample_totals, double elapsed_s) const {
+    check_stopping(ctx_.spec.settings.stopping);
     const StopDecision d = evaluate_stop(ctx_.spec.settings.stopping, sample_totals, elapsed_s);
     return d == StopDecision::keep_going ? 0 : (d == StopDecision::converged ? 1 : 2);
   }

@@ -299,7 +299,10 @@ void MlpReplica::backward(bool accumulate, bool launch_buckets) {
 }
 
 void MlpReplica::reduce_bucket(const Bucket& b, cudaStream_t stream) {
-  reducer_->allreduce(grads_.as<float>() + b.offset, b.count, stream);
+  const int extra = &b == &buckets_.front() ? cfg_.test_extra_reductions : 0;
+  for (int i = 0; i <= extra; ++i) {
+    reducer_->allreduce(grads_.as<float>() + b.offset, b.count, stream);
+  }
 }
 
 std::vector<double> MlpReplica::read(const void* device, DType dtype, std::size_t count) const {

@@ -1,5 +1,6 @@
 // The group executor when one rank fails, on four simulated ranks of GPU 0 ({0,0,0,0}):
-// whatever the stage (resources, factory, first op, warm-up, a timed sample, verify, the
+// whatever the stage (resources, factory, first op, warm-up, a timed sample, the stop rule,
+// verify, the
 // per-rank details), every rank ends within seconds, under a test-side timeout, and the real
 // error reaches the point's message (and the group's exception when the group cannot go
 // on). Also: the own all-reduce goes on after a point where one rank skipped an op (its
@@ -9,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <future>
@@ -109,12 +111,13 @@ struct GroupOutcome {
 // Runs the group on another thread; gives up the whole test process past kTestTimeoutS (a
 // hung rank cannot be joined).
 GroupOutcome run_guarded(const std::string& workload, const std::vector<int>& devices,
-                         const std::vector<Params>& points) {
+                         const std::vector<Params>& points,
+                         const mgbench::RunSettings& settings = fault_settings()) {
   const auto t0 = std::chrono::steady_clock::now();
   auto future = std::async(std::launch::async, [&] {
     GroupOutcome out;
     try {
-      out.results = mgbench::test::run_workload(workload, devices, points, fault_settings());
+      out.results = mgbench::test::run_workload(workload, devices, points, settings);
     } catch (const std::exception& e) {
       out.error = e.what();
     }
@@ -158,6 +161,21 @@ TEST_CASE("one rank failing at any stage ends every rank with the real error",
       CHECK(out.results.size() == 2);
     }
   }
+}
+
+TEST_CASE("a stop rule that throws on rank 0 ends every rank with its error",
+          "[executor][faults][gpu]") {
+  REQUIRE(kFaultRegistered);
+  mgbench::RunSettings settings = fault_settings();
+  settings.stopping.max_noise = std::nan("");  // refused by the stop rule on rank 0 only
+  const GroupOutcome out =
+      run_guarded("zz_executor_fault", {0, 0, 0, 0}, {Params{{"stage", "none"}}}, settings);
+  CHECK(out.seconds < 20.0);
+  const std::string text =
+      out.results.empty() ? out.error : out.results.front().message + " " + out.error;
+  CAPTURE(text);
+  CHECK(text.find("stop rule: invalid criteria") != std::string::npos);
+  if (!out.results.empty()) CHECK(out.results.front().status == Status::failed);
 }
 
 TEST_CASE("a rank whose CUDA resources fail releases the others at once",

@@ -57,6 +57,13 @@ TEST_CASE("test hooks: with the switch they are read and listed", "[hooks]") {
   CHECK(active.at(hooks::kFakeDevices) == "2");
 }
 
+TEST_CASE("test hooks: the training step's double reduction is listed when set", "[hooks]") {
+  const Env env{{hooks::kEnable, "1"}, {hooks::kTrainDoubleReduce, "1"}};
+  const auto active = hooks::active();
+  REQUIRE(active.size() == 1);
+  CHECK(active.at(hooks::kTrainDoubleReduce) == "1");
+}
+
 TEST_CASE("test hooks: huge, negative and non-numeric values are refused", "[hooks]") {
   const Env env{{hooks::kEnable, "1"}};
   for (const char* value : {"1e300", "1e20", "101", "-1", "nan", "inf", "2x"}) {

@@ -34,7 +34,7 @@ std::optional<double> read_number(const char* name, double lo, double hi) {
 
 std::map<std::string, std::string> active() {
   std::map<std::string, std::string> hooks;
-  for (const char* name : {kFakeDevices, kSlowdown, kJournalFailAfter}) {
+  for (const char* name : {kFakeDevices, kSlowdown, kJournalFailAfter, kTrainDoubleReduce}) {
     if (auto value = read(name)) hooks[name] = *value;
   }
   return hooks;

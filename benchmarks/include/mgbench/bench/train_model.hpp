@@ -30,6 +30,7 @@ struct ModelConfig {
   bool overlap = true;
   bool h2d = true;
   std::size_t bucket_bytes = 25ull << 20;
+  int test_extra_reductions = 0;  // test hook only: the first bucket is reduced this often more
 };
 
 // The point's parameters (layers, hidden, batch, accum, dtype, overlap, h2d, bucket_mb);

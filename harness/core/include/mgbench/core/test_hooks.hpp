@@ -24,6 +24,9 @@ inline constexpr const char* kJournalFailAfter = "MGBENCH_TEST_JOURNAL_FAIL_AFTE
 // NVML (temperatures, power, clocks, a throttled span; an XID or a temperature past the slowdown
 // threshold during window W).
 inline constexpr const char* kSoakFake = "MGBENCH_TEST_SOAK_FAKE";
+// "1": the training step's verification model all-reduces its first gradient bucket twice (a
+// sum that is wrong the same way on every rank, which the FP64 reference must catch).
+inline constexpr const char* kTrainDoubleReduce = "MGBENCH_TEST_TRAIN_DOUBLE_REDUCE";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 
