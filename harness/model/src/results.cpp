@@ -163,6 +163,7 @@ void to_json(Json& j, const PointResult& p) {
            {"extra", p.extra},
            {"wall_s", p.wall_s},
            {"started_at", p.started_at}};
+  write_placement(j, p.placement);
 }
 
 void from_json(const Json& j, PointResult& p) {
@@ -195,6 +196,7 @@ void from_json(const Json& j, PointResult& p) {
     p.extra = j.value("extra", Json::object());
     p.wall_s = j.contains("wall_s") ? number_or_nan(j.at("wall_s")) : 0.0;
     p.started_at = j.value("started_at", "");
+    p.placement = read_placement(j, p.gpus);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
@@ -389,6 +391,7 @@ void to_json(Json& j, const GroupSpec& g) {
   for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
   j = Json{{"group_index", g.group_index}, {"workload", g.workload}, {"devices", g.devices},
            {"points", points},             {"settings", g.settings}};
+  write_placement(j, g.placement);
 }
 
 void from_json(const Json& j, GroupSpec& g) {
@@ -400,6 +403,7 @@ void from_json(const Json& j, GroupSpec& g) {
     g.points.push_back({json_integer<std::size_t>(p.at("index"), "index"), p.at("params")});
   }
   g.settings = j.at("settings").get<RunSettings>();
+  g.placement = read_placement(j, static_cast<int>(g.devices.size()));
 }
 
 }  // namespace mgbench

@@ -129,7 +129,11 @@ std::vector<int> choose_devices(const std::vector<int>& candidates, int n,
 void apply_topology(Plan& plan, const TopologyLabels& labels) {
   std::map<std::size_t, std::vector<int>> chosen;  // by GPU count
   for (auto& g : plan.groups) {
-    if (g.purpose != "scaling" || g.devices.size() < 2) continue;
+    // Local thread groups only: a launcher's ranks may run on other hosts than the probed one.
+    if (g.purpose != "scaling" || g.devices.size() < 2 || g.placement.nodes != 1 ||
+        g.placement.launcher != Launcher::local) {
+      continue;
+    }
     auto it = chosen.find(g.devices.size());
     if (it == chosen.end()) {
       auto set = choose_devices(plan.devices, static_cast<int>(g.devices.size()), labels);

@@ -19,8 +19,8 @@ int link_cost(const std::string& label);
 // earliest ordinals. Searches every subset when there are few, else grows greedily.
 std::vector<int> choose_devices(const std::vector<int>& candidates, int n,
                                 const TopologyLabels& labels);
-// Rewrites the scaling groups of a plan made without --devices to the chosen devices, with
-// one note per GPU count whose choice is not the first n.
+// Rewrites the local, one-node scaling groups of a plan made without --devices to the chosen
+// devices, with one note per GPU count whose choice is not the first n.
 void apply_topology(Plan& plan, const TopologyLabels& labels);
 
 }  // namespace mgbench
