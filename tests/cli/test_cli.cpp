@@ -105,7 +105,7 @@ TEST_CASE("without a GPU a real sweep exits 4 with one line") {
   CHECK(r.err.find("CUDA") != std::string::npos);
 }
 
-TEST_CASE("a crashing worker fails its point; a fresh worker runs the rest") {
+TEST_CASE("a crashing worker fails its point, a fresh worker runs the rest") {
   const std::string out = mgbench::test::temp_dir("crash");
   const auto r = run_mgbench("sweep --workloads selftest --param behavior=ok,crash,ok --gpus 1"
                              " --out " + out + kQuiet,
@@ -137,7 +137,7 @@ TEST_CASE("a hung worker is killed at --group-timeout and its points are timeout
   std::filesystem::remove_all(out);
 }
 
-TEST_CASE("garbage on the result pipe is ignored; wrong results exit 3") {
+TEST_CASE("garbage on the result pipe is ignored, wrong results exit 3") {
   const std::string out = mgbench::test::temp_dir("garbage");
   auto r = run_mgbench("sweep --workloads selftest --param behavior=garbage,ok --gpus 1 --out " +
                            out + kQuiet,

@@ -41,7 +41,7 @@ void require_no_gpu_failure(const mgbench::test::CommandOutput& r) {
 
 }  // namespace
 
-TEST_CASE("cli info: no GPU -> exit 4 and one stderr line; GPU -> the environment") {
+TEST_CASE("cli info: no GPU -> exit 4 and one stderr line, GPU -> the environment") {
   const auto r = run_mgbench("info");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {
@@ -53,7 +53,7 @@ TEST_CASE("cli info: no GPU -> exit 4 and one stderr line; GPU -> the environmen
   }
 }
 
-TEST_CASE("cli info --json: no GPU -> exit 4 and one stderr line; GPU -> environment JSON") {
+TEST_CASE("cli info --json: no GPU -> exit 4 and one stderr line, GPU -> environment JSON") {
   const auto r = run_mgbench("info --json");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {
@@ -84,7 +84,7 @@ TEST_CASE("cli info --json runs on without NVML (MGBENCH_NVML_LIBRARY at a missi
   }
 }
 
-TEST_CASE("cli doctor: no GPU -> exit 4 and one stderr line; GPU -> checks as JSON") {
+TEST_CASE("cli doctor: no GPU -> exit 4 and one stderr line, GPU -> checks as JSON") {
   const auto r = run_mgbench("doctor --json --no-load");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {
@@ -97,7 +97,7 @@ TEST_CASE("cli doctor: no GPU -> exit 4 and one stderr line; GPU -> checks as JS
   }
 }
 
-TEST_CASE("cli doctor (table): no GPU -> exit 4 and one stderr line; GPU -> the table") {
+TEST_CASE("cli doctor (table): no GPU -> exit 4 and one stderr line, GPU -> the table") {
   const auto r = run_mgbench("doctor --no-load");
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   if (!has_gpu()) {

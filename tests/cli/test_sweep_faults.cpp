@@ -106,7 +106,7 @@ TEST_CASE("a point on the pipe when the worker is killed (interrupt) is kept") {
   std::filesystem::remove_all(out);
 }
 
-TEST_CASE("a journal that cannot be written stops new groups; results.json has every point") {
+TEST_CASE("a journal that cannot be written stops new groups, results.json has every point") {
   const std::string out = mgbench::test::temp_dir("journalfull");
   const auto r = run_mgbench("sweep --workloads selftest --param behavior=ok,ok,ok --gpus 1,2"
                              " --out " + out + kQuiet,
@@ -136,7 +136,7 @@ TEST_CASE("a journal that cannot be written stops new groups; results.json has e
   std::filesystem::remove_all(out);
 }
 
-TEST_CASE("a second sweep on a busy or used --out is refused; --force starts over") {
+TEST_CASE("a second sweep on a busy or used --out is refused, --force starts over") {
   const std::string out = mgbench::test::temp_dir("twice");
   const std::string first = selftest("slow,slow,slow,slow", out);
   const std::string second = selftest("ok", out);

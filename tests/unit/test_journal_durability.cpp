@@ -65,7 +65,7 @@ TEST_CASE("the journal hook needs the test switch") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a new journal never replaces an existing one; replace and resume are explicit") {
+TEST_CASE("a new journal never replaces an existing one, replace and resume are explicit") {
   const std::string dir = mgbench::test::temp_dir("journal-modes");
   const std::string path = dir + "/journal.jsonl";
   {

@@ -97,7 +97,7 @@ TEST_CASE("option --batch-sizes auto doubles the batch from the default start") 
   CHECK(plan.groups[0].points[1].params["batch"] == 16);
 }
 
-TEST_CASE("a dry run without a GPU needs --gpus; with it, devices are assumed") {
+TEST_CASE("a dry run without a GPU needs --gpus, with it, devices are assumed") {
   auto o = options_for_test_workload();
   CHECK_THROWS_AS(mgbench::make_plan(o, -1), mgbench::UsageError);
   o.gpu_counts = {1, 2, 4, 8};

@@ -97,7 +97,7 @@ TEST_CASE("a slow card is named by the per-GPU spread") {
   CHECK(named);
 }
 
-TEST_CASE("throttled windows join into spans; only severe reasons fail the verdict") {
+TEST_CASE("throttled windows join into spans, only severe reasons fail the verdict") {
   auto w = windows_of(flat(10, 100));
   for (std::size_t i : {3u, 4u, 7u}) {
     w[i].gpus[0].throttle_fraction = 1.0;
@@ -149,7 +149,7 @@ TEST_CASE("the analysis serialises with the verdict in words") {
   CHECK(w["gpus"][0]["power_w"].is_null());
 }
 
-TEST_CASE("soak durations: 10m, 9m30s, 90s, 1h, plain seconds; bad ones are usage errors") {
+TEST_CASE("soak durations: 10m, 9m30s, 90s, 1h, plain seconds, bad ones are usage errors") {
   CHECK(mgbench::parse_duration("10m", "--duration") == 600);
   CHECK(mgbench::parse_duration("9m30s", "--duration") == 570);
   CHECK(mgbench::parse_duration("90s", "--duration") == 90);

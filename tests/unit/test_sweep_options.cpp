@@ -76,7 +76,7 @@ TEST_CASE("default GPU counts are powers of two up to the visible count, plus th
   CHECK(mgbench::default_gpu_counts(8) == std::vector<int>{1, 2, 4, 8});
 }
 
-TEST_CASE("profiles set the stopping rule; explicit flags override them") {
+TEST_CASE("profiles set the stopping rule, explicit flags override them") {
   const auto quick = parse({"--profile", "quick"});
   const auto standard = parse({});
   CHECK(quick.settings.stopping.max_time_s < standard.settings.stopping.max_time_s);
