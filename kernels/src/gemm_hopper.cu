@@ -42,13 +42,7 @@ constexpr int kThreads = 128 * (1 + kConsumers);
 constexpr int kATileBytes = kBlockM * kRowBytes;  // 16 KiB
 constexpr int kBTileBytes = kBlockN * kRowBytes;  // 32 KiB
 constexpr int kStageBytes = kATileBytes + kBTileBytes;
-// Epilogue: accumulators straight to global memory (false), or through a per-consumer
-// shared-memory buffer, 128 bytes of columns at a time, so that global stores are whole
-// 16-byte vectors of consecutive columns (true).
-constexpr bool kStagedEpilogue = false;
-constexpr int kEpiPitch = 128 + 16;  // bytes per staged row; the pad spreads rows over banks
-constexpr int kEpiBytes = kStagedEpilogue ? kConsumers * 64 * kEpiPitch : 0;
-constexpr int kSmemBytes = kStages * kStageBytes + kEpiBytes + 1024;  // + 1024-byte alignment
+constexpr int kSmemBytes = kStages * kStageBytes + 1024;  // + slack for 1024-byte alignment
 constexpr int kGroupM = 16;
 // CTAs per thread-block cluster, along M: they share the B tile, each loads 1/kClusterM of it
 // and multicasts it to all (1 = no clusters).
@@ -61,7 +55,6 @@ struct HopperArgs {
   std::int64_t m, n;
   int k_tiles, tiles_m, tiles_n;
   bool pair_store;
-  bool vector_store;  // N * sizeof(C element) and C 16-byte aligned
 };
 
 // ---- mbarrier, TMA and wgmma wrappers (PTX ISA: mbarrier, cp.async.bulk.tensor, wgmma) ----
@@ -301,62 +294,10 @@ __device__ __forceinline__ void store_block(const float (&d)[kAcc], const Hopper
   }
 }
 
-// Writes column chunk `chunk` (128 bytes of columns) of a consumer's 64-row block from its
-// staging buffer to C: each row as eight 16-byte stores (element stores at the matrix edge or
-// without alignment). Thread t takes vectors t, t + 128, t + 256, t + 384.
-template <typename Out>
-__device__ __forceinline__ void flush_chunk(const HopperArgs& args, std::int64_t row0,
-                                            std::int64_t col0, int t,
-                                            const unsigned char* buf) {
-  constexpr int kPerVec = 16 / static_cast<int>(sizeof(Out));
-  auto* c = static_cast<Out*>(args.c);
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    const int v = t + 128 * p, r = v / 8, q = v % 8;
-    const std::int64_t row = row0 + r, col = col0 + q * kPerVec;
-    if (row >= args.m || col >= args.n) continue;
-    const unsigned char* src = buf + r * kEpiPitch + q * 16;
-    Out* out = c + row * args.n + col;
-    if (args.vector_store && col + kPerVec <= args.n) {
-      *reinterpret_cast<uint4*>(out) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      for (int e = 0; e < kPerVec && col + e < args.n; ++e) {
-        out[e] = reinterpret_cast<const Out*>(src)[e];
-      }
-    }
-  }
-}
-
-// Staged epilogue of consumer `cw` through its buffer `buf` (64 rows x kEpiPitch bytes): the
-// fragments of 128 bytes of columns go to shared memory, then out with flush_chunk.
-template <typename Out>
-__device__ __forceinline__ void store_block_staged(const float (&d)[kAcc],
-                                                   const HopperArgs& args, std::int64_t row0,
-                                                   std::int64_t col0, int t, int cw,
-                                                   unsigned char* buf) {
-  constexpr int kFrags = 128 / static_cast<int>(sizeof(Out)) / 8;  // 8-column groups a chunk
-  const int frag_row = 16 * (t / 32) + (t % 32) / 4;
-#pragma unroll
-  for (int j = 0; j < kAcc / 4; ++j) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int col = 8 * (j % kFrags) + 2 * (t % 4);
-      store_out2(reinterpret_cast<Out*>(buf + (frag_row + 8 * h) * kEpiPitch) + col,
-                 d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
-    }
-    if ((j + 1) % kFrags == 0) {
-      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
-      flush_chunk<Out>(args, row0, col0 + (j / kFrags) * kFrags * 8, t, buf);
-      asm volatile("bar.sync %0, 128;\n" ::"r"(1 + cw) : "memory");
-    }
-  }
-}
-
 // Consumer warpgroup `cw`: rows [64 cw, 64 cw + 64) of every tile. The wgmmas of k-tile kt
 // stay in flight while those of kt + 1 issue; a stage is released once its wgmmas are done.
 template <DType D>
-__device__ __forceinline__ void consume(const Ring& ring, const HopperArgs& args, int cw,
-                                        unsigned char* epi) {
+__device__ __forceinline__ void consume(const Ring& ring, const HopperArgs& args, int cw) {
   const int t = static_cast<int>(threadIdx.x) % 128;
   const TileWalk walk(args);
   float d[kAcc];
@@ -390,14 +331,8 @@ __device__ __forceinline__ void consume(const Ring& ring, const HopperArgs& args
     wgmma_wait<0>();
     fence_acc(d);
     if (t % 32 == 0) mbar_arrive_all(ring.empty + 8 * prev);
-    const std::int64_t row0 = std::int64_t{tile_m} * kBlockM + 64 * cw;
-    const std::int64_t col0 = std::int64_t{tile_n} * kBlockN;
-    if constexpr (kStagedEpilogue) {
-      store_block_staged<typename Wgmma<D>::Out>(d, args, row0, col0, t, cw,
-                                                 epi + cw * 64 * kEpiPitch);
-    } else {
-      store_block<typename Wgmma<D>::Out>(d, args, row0, col0, t);
-    }
+    store_block<typename Wgmma<D>::Out>(d, args, std::int64_t{tile_m} * kBlockM + 64 * cw,
+                                        std::int64_t{tile_n} * kBlockN, t);
   }
 }
 
@@ -430,9 +365,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
   } else {
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
-    // The epilogue buffers follow the ring (generic pointer into the same dynamic smem).
-    consume<D>(ring, args, wg - 1,
-               smem_raw + (ring.smem - smem_u32(smem_raw)) + kStages * kStageBytes);
+    consume<D>(ring, args, wg - 1);
   }
   // No CTA leaves while another may still signal its barriers.
   if constexpr (kClusterM > 1) cluster_sync();
@@ -492,14 +425,12 @@ cudaError_t make_map(CUtensorMap* map, DType type, const void* base, std::int64_
 template <DType D>
 HopperArgs make_args(std::int64_t m, std::int64_t n, std::int64_t k, void* c) {
   using Out = typename Wgmma<D>::Out;
-  HopperArgs args{c, m, n, 0, 0, 0, false, false};
+  HopperArgs args{c, m, n, 0, 0, 0, false};
   args.k_tiles =
       static_cast<int>((k * static_cast<std::int64_t>(dtype_size(D)) + kRowBytes - 1) / kRowBytes);
   args.tiles_m = static_cast<int>((m + kBlockM - 1) / kBlockM);
   args.tiles_n = static_cast<int>((n + kBlockN - 1) / kBlockN);
   args.pair_store = n % 2 == 0 && reinterpret_cast<std::uintptr_t>(c) % (2 * sizeof(Out)) == 0;
-  args.vector_store = (n * static_cast<std::int64_t>(sizeof(Out))) % 16 == 0 &&
-                      reinterpret_cast<std::uintptr_t>(c) % 16 == 0;
   return args;
 }
 
