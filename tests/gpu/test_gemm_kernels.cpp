@@ -37,10 +37,11 @@ const std::vector<Shape> kShapes = {
     {4100, 2100, 264},  // more tiles than SMs: the persistent loop goes round
 };
 
-// Shapes the sm_90a kernel takes for every type (K a multiple of 16 elements).
+// Shapes the sm_90a kernel takes for every type (K a multiple of 16 elements, so of 16 bytes
+// for fp8 too).
 const std::vector<Shape> kHopperShapes = {
     {1, 1, 16},       {2, 300, 4096},   {200, 96, 1008},   {129, 130, 80},   {256, 256, 256},
-    {1157, 136, 48},  {300, 520, 272},  {8191, 256, 8208}, {4100, 2100, 264}, {2056, 2056, 520},
+    {1157, 136, 48},  {300, 520, 272},  {8191, 256, 8208}, {4100, 2100, 272}, {2056, 2056, 528},
 };
 
 bool device_has_fp8() { return mgbench::kernels::detail::current_device_cc() >= 89; }
@@ -105,6 +106,12 @@ TEST_CASE("own gemm fp8 on the mma.sync kernel matches the FP64 reference") {
 
 TEST_CASE("own gemm sm_90a kernel matches the FP64 reference for every type") {
   if (!hopper_available()) mgbench::test::skip_test("no sm_90 GPU or no sm_90a code built");
+  Buffer a(16), b(16);
+  for (const Shape& s : kHopperShapes) {
+    CAPTURE(s.m, s.n, s.k);
+    REQUIRE(mgbench::kernels::detail::gemm_hopper_fits(DType::fp8_e4m3, s.m, s.n, s.k, a.get(),
+                                                       b.get()));
+  }
   for (DType type : {DType::bf16, DType::fp16, DType::tf32, DType::fp8_e4m3}) {
     check_shapes(type, kHopperShapes, hopper_launch());
   }
@@ -134,7 +141,7 @@ TEST_CASE("own gemm dispatch: sm_90a where it fits on Hopper, mma.sync otherwise
 }
 
 TEST_CASE("own gemm: the per-element load path gives the same bits as the vector path") {
-  const Shape s{136, 72, 264};
+  const Shape s{136, 72, 272};  // K a multiple of 16: the vector path applies to fp8 too
   std::vector<DType> types = {DType::bf16, DType::fp16, DType::tf32};
   if (device_has_fp8()) types.push_back(DType::fp8_e4m3);
   for (DType type : types) {

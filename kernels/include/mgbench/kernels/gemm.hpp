@@ -46,7 +46,7 @@ struct GemmKernelInfo {
 inline constexpr GemmKernelInfo kGemmKernels[] = {
     {GemmKernel::sm90a_wgmma, "sm90a_wgmma", 1, "9.0 (sm_90a code)", "bf16, fp16, tf32, fp8"},
     {GemmKernel::mma_sync, "mma_sync", 2, ">= 8.0 (fp8: >= 8.9)", "bf16, fp16, tf32, fp8"},
-    {GemmKernel::simt_fp32, "simt_fp32", 2, ">= 8.0", "fp32"},
+    {GemmKernel::simt_fp32, "simt_fp32", 1, ">= 8.0", "fp32"},
 };
 
 constexpr const GemmKernelInfo& gemm_kernel_info(GemmKernel kernel) {
