@@ -471,14 +471,18 @@ cudaError_t launch(std::int64_t m, std::int64_t n, std::int64_t k, const void* a
   return cudaLaunchKernelEx(&config, kernel, map_a, map_b, args);
 }
 
-// Whether this binary holds the kernel's sm_90a image for the current device.
+// Whether this binary holds the kernel's sm_90a image (asked once, with a compute capability
+// 9.0 device current: the answer is the same for every such device).
 bool image_present() {
-  cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, &gemm_hopper_kernel<DType::bf16>) != cudaSuccess) {
-    cudaGetLastError();  // not sticky: clear it so the caller's next check is clean
-    return false;
-  }
-  return true;
+  static const bool present = [] {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, &gemm_hopper_kernel<DType::bf16>) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: clear it so the caller's next check is clean
+      return false;
+    }
+    return true;
+  }();
+  return present;
 }
 
 }  // namespace
