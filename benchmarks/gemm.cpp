@@ -6,7 +6,9 @@
 //                 workspace; fp32 (COMPUTE_32F), tf32 (COMPUTE_32F_FAST_TF32), fp16/bf16
 //                 (16-bit in/out, fp32 compute), fp8 (e4m3 in, bf16 out; cc >= 8.9).
 //   impl=mgbench  the project's own kernels (kernels/gemm.hpp): fixed code, so a change in
-//                 its numbers isolates driver/hardware changes from cuBLAS updates.
+//                 its numbers isolates driver/hardware changes from cuBLAS updates. The
+//                 kernel that ran and its version are recorded in the point
+//                 (extra.implementation).
 // Shapes: square M = N = K = size, and batch points M = batch (tokens), N = K = hidden.
 // Formulas (t = the slowest rank's median seconds per GEMM):
 //   TFLOP/s per GPU = 2 M N K / t / 1e12;  aggregate = sum over ranks = GPUs x per GPU.
@@ -139,9 +141,6 @@ class GemmPoint final : public RankPoint {
         dtype_(dtype_info(param_str(params_, "dtype"))),
         impl_(impl_from_string(param_str(params_, "impl"))) {
     if (m_ < 1 || n_ < 1 || k_ < 1) throw UsageError("gemm needs m, n, k >= 1");
-    if (impl_ == Impl::mgbench && dtype_.name == "fp8") {
-      throw WaivedError("the own kernel has no fp8 path");
-    }
     MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
     if (dtype_.name == "fp8") {
       int major = 0, minor = 0;
@@ -163,6 +162,8 @@ class GemmPoint final : public RankPoint {
     if (impl_ == Impl::cublas) {
       lt_ = std::make_unique<LtMatmul>(dtype_, m_, n_, k_, kWorkspaceBytes);
       workspace_ = std::make_unique<DeviceBuffer>(kWorkspaceBytes);
+    } else {
+      kernel_ = kernels::gemm_select(dtype_.input, m_, n_, k_, a_->get(), b_->get());
     }
 
     seed_ = 0x67656d6dULL + 0x100000001ULL * static_cast<std::uint64_t>(rank_);
@@ -193,6 +194,10 @@ class GemmPoint final : public RankPoint {
       details["cublas_algo_workspace_bytes"] = lt_->algo_workspace_bytes();
     }
     details["peak_bytes"] = bytes;  // device memory this point allocated
+    if (impl_ == Impl::mgbench) {
+      const kernels::GemmKernelInfo& info = kernels::gemm_kernel_info(kernel_);
+      details["implementation"] = {{"name", info.name}, {"version", info.version}};
+    }
     return details;
   }
 
@@ -208,6 +213,7 @@ class GemmPoint final : public RankPoint {
   std::int64_t m_, n_, k_;
   DtypeInfo dtype_;
   Impl impl_;
+  kernels::GemmKernel kernel_ = kernels::GemmKernel::mma_sync;  // impl=mgbench: what runs
   std::uint64_t seed_ = 0;
   std::unique_ptr<DeviceBuffer> a_, b_, c_, workspace_;
   std::unique_ptr<LtMatmul> lt_;
@@ -338,18 +344,29 @@ mgbench::Presentation gemm_presentation() {
                  .split_by({"shape", "dtype"})
                  .gpus_dashed());
 }
+
+// One line per own kernel for `mgbench list`: name, version, GPUs, types.
+std::vector<std::string> own_kernel_notes() {
+  std::vector<std::string> notes;
+  for (const auto& k : mgbench::kernels::kGemmKernels) {
+    notes.push_back(std::string("impl=mgbench kernel ") + k.name + " v" +
+                    std::to_string(k.version) + ": compute capability " + k.archs + "; " +
+                    k.dtypes);
+  }
+  return notes;
+}
 }  // namespace
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("gemm")
         .summary("Dense matrix multiply C = A*B^T on every GPU at once (cuBLASLt and the own "
-                 "tensor-core/SIMT kernels)")
+                 "kernels: wgmma/TMA on Hopper, mma.sync, SIMT)")
         .formulas("TFLOP/s per GPU = 2*M*N*K / t / 1e12 (t = slowest rank's median time per "
                   "GEMM); aggregate = sum over ranks = GPUs x per GPU. Square points: "
                   "M = N = K = size; batch points: M = batch, N = K = hidden.")
-        .requirements("dtype=fp8 needs compute capability >= 8.9 (else waived) and runs "
-                      "through cuBLASLt only (impl=mgbench x fp8 is not planned); "
+        .requirements("dtype=fp8 needs compute capability >= 8.9 (else waived); "
                       "tf32/bf16/fp16 of impl=mgbench need sm_80+")
+        .notes(own_kernel_notes())
         .axis(mgbench::Axis::text("impl", {"cublas", "mgbench"})
                   .allowed({"cublas", "mgbench"})
                   .describe("cublas: cuBLASLt best heuristic algorithm; mgbench: own kernels"))

@@ -530,6 +530,10 @@ class GroupRun {
     result.verification["ok"] = p.verification.ok && combined.status != Status::wrong;
     if (n_ > 1) result.verification["per_rank"] = ranks;
     result.extra["ranks"] = ranks;
+    // The code that ran, when the workload names it (e.g. an own kernel and its version).
+    if (!g.details.empty() && g.details[0]["details"].contains("implementation")) {
+      result.extra["implementation"] = g.details[0]["details"]["implementation"];
+    }
     if (have_peak) result.memory["peak_bytes"] = peak;
     if (combined.status == Status::ok && !p.record.headline.empty() && metrics_) {
       add_metrics(result, g.details[0]["details"]);

@@ -140,7 +140,6 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
   for (const auto& shape : shapes) {
     for (const auto& dtype : list("dtype")) {
       for (const auto& impl : list("impl")) {
-        if (impl == "mgbench" && dtype == "fp8") continue;  // no own fp8 kernel
         points.push_back(Params{{"shape", shape.kind},
                                 {"m", shape.m},
                                 {"n", shape.n},

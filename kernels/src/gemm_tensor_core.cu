@@ -1,20 +1,22 @@
-// Tensor-core GEMM (bf16, fp16, tf32) with mma.sync, ldmatrix and a cp.async pipeline.
+// Tensor-core GEMM (bf16, fp16, tf32, fp8 e4m3) with mma.sync, ldmatrix and a cp.async
+// pipeline.
 // C[M,N] = A[M,K] * B[N,K]^T, everything row-major (see gemm.hpp).
 //
 // Block tile 128 x 128, 8 warps as 2 (M) x 4 (N), warp tile 64 x 32. Each shared-memory
-// tile row holds 64 bytes of K (32 bf16/fp16 or 16 fp32 elements), so one k-tile is two
-// MMA k-steps for every precision (m16n8k16 for 16-bit inputs, m16n8k8 for tf32) and the
-// ldmatrix addressing is the same for all of them. kStages k-tiles are in flight.
+// tile row holds 64 bytes of K (32 bf16/fp16, 16 fp32 or 64 fp8 elements), so one k-tile is
+// two MMA k-steps of 32 bytes for every precision (m16n8k16 for 16-bit inputs, m16n8k8 for
+// tf32, m16n8k32 for fp8) and the ldmatrix addressing is the same for all of them: an 8 x 8
+// b16 matrix gives lane l the 4 bytes at row l/4, bytes 4 (l%4).., which is the fragment
+// layout of all three shapes. kStages k-tiles are in flight. fp8 (e4m3 in, bf16 out) needs
+// sm_89; the host never launches it on an older GPU.
 //
 // Shared-memory swizzle: a row is four 16-byte chunks; chunk c of row r lives at chunk
 // c ^ ((r >> 1) & 3). The eight rows one ldmatrix phase reads (r..r+7, same logical chunk)
 // then fall into eight different 16-byte bank groups of a 128-byte window: conflict-free.
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
 #include <cstdint>
 #include <type_traits>
 
+#include "gemm_common.cuh"
 #include "mgbench/kernels/gemm.hpp"
 
 namespace mgbench::kernels::detail {
@@ -38,10 +40,6 @@ constexpr int kGroupM = 8;  // block rasterisation: 8 tile rows share the B tile
 
 static_assert(kBlockM == kBlockN, "A and B tiles share one geometry");
 static_assert(kBlockM * kChunks == 2 * kThreads, "two 16-byte chunks per thread and operand");
-
-__device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
 
 __device__ __forceinline__ int swizzled_offset(int row, int chunk) {
   return row * kRowBytes + ((chunk ^ ((row >> 1) & 3)) << 4);
@@ -81,11 +79,11 @@ __device__ __forceinline__ std::uint32_t to_tf32(std::uint32_t bits) {
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]))
 
 // Per-precision pieces: the MMA instruction (m16n8k16 for bf16/fp16, m16n8k8 for tf32, whose
-// inputs are fp32 in memory), whether inputs are rounded to tf32, and the output stores
-// (C has the input type, rounded to nearest).
+// inputs are fp32 in memory, m16n8k32 for fp8), whether inputs are rounded to tf32, and the
+// output type (the input type; bf16 for fp8).
 template <typename T>
 struct MmaTraits {
-  using Out = T;
+  using Out = std::conditional_t<std::is_same_v<T, __nv_fp8_e4m3>, __nv_bfloat16, T>;
   static constexpr bool kTf32 = std::is_same_v<T, float>;
   __device__ __forceinline__ static void mma(float (&d)[4], const std::uint32_t (&a)[4],
                                              const std::uint32_t (&b)[2]) {
@@ -93,26 +91,14 @@ struct MmaTraits {
       MGBENCH_MMA_SYNC_F32("m16n8k16.row.col.f32.bf16.bf16.f32");
     } else if constexpr (std::is_same_v<T, __half>) {
       MGBENCH_MMA_SYNC_F32("m16n8k16.row.col.f32.f16.f16.f32");
-    } else {
+    } else if constexpr (std::is_same_v<T, float>) {
       MGBENCH_MMA_SYNC_F32("m16n8k8.row.col.f32.tf32.tf32.f32");
-    }
-  }
-  __device__ __forceinline__ static void store2(Out* p, float x, float y) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
-    } else if constexpr (std::is_same_v<T, __half>) {
-      *reinterpret_cast<__half2*>(p) = __floats2half2_rn(x, y);
     } else {
-      *reinterpret_cast<float2*>(p) = make_float2(x, y);
-    }
-  }
-  __device__ __forceinline__ static void store1(Out* p, float x) {
-    if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-      *p = __float2bfloat16_rn(x);
-    } else if constexpr (std::is_same_v<T, __half>) {
-      *p = __float2half_rn(x);
-    } else {
-      *p = x;
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 890
+      MGBENCH_MMA_SYNC_F32("m16n8k32.row.col.f32.e4m3.e4m3.f32");
+#else
+      __trap();  // no fp8 MMA before sm_89; the host does not launch this
+#endif
     }
   }
 };
@@ -188,12 +174,8 @@ __device__ __forceinline__ void load_fragments(std::uint32_t stage, std::uint32_
 // Grouped rasterisation of the 1-D grid: the first row and column of this block's tile.
 __device__ __forceinline__ void block_origin(int tiles_m, int tiles_n, std::int64_t& block_m,
                                              std::int64_t& block_n) {
-  const int pid = blockIdx.x;
-  const int per_group = kGroupM * tiles_n;
-  const int first_m = (pid / per_group) * kGroupM;
-  const int group_rows = min(tiles_m - first_m, kGroupM);
-  const int tile_m = first_m + (pid % per_group) % group_rows;
-  const int tile_n = (pid % per_group) / group_rows;
+  int tile_m = 0, tile_n = 0;
+  grouped_tile(static_cast<int>(blockIdx.x), tiles_m, tiles_n, kGroupM, tile_m, tile_n);
   block_m = static_cast<std::int64_t>(tile_m) * kBlockM;
   block_n = static_cast<std::int64_t>(tile_n) * kBlockN;
 }
@@ -249,16 +231,7 @@ __device__ __forceinline__ void store_tile(typename Traits::Out* c,
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const std::int64_t row = block_m + warp_m * kWarpM + i * 16 + g + h * 8;
-        if (row >= m || col >= n) continue;
-        auto* out = c + row * n + col;
-        const float x = acc[i][j][2 * h];
-        const float y = acc[i][j][2 * h + 1];
-        if (pair_store && col + 1 < n) {
-          Traits::store2(out, x, y);
-        } else {
-          Traits::store1(out, x);
-          if (col + 1 < n) Traits::store1(out + 1, y);
-        }
+        store_pair(c, m, n, row, col, acc[i][j][2 * h], acc[i][j][2 * h + 1], pair_store);
       }
     }
   }
@@ -387,6 +360,9 @@ cudaError_t gemm_tensor_core(DType type, std::int64_t m, std::int64_t n, std::in
     case DType::bf16: return launch_any<__nv_bfloat16>(m, n, k, a, b, c, aligned, stream);
     case DType::fp16: return launch_any<__half>(m, n, k, a, b, c, aligned, stream);
     case DType::tf32: return launch_any<float>(m, n, k, a, b, c, aligned, stream);
+    case DType::fp8_e4m3:
+      if (current_device_cc() < 89) return cudaErrorNotSupported;
+      return launch_any<__nv_fp8_e4m3>(m, n, k, a, b, c, aligned, stream);
     default: break;
   }
   return cudaErrorInvalidValue;

@@ -148,6 +148,12 @@ void render_environment(std::ostream& out, const Comparison& cmp) {
   if (cmp.fingerprint_differs) {
     out << "  note: the environment fingerprints differ (GPU model, count, driver, CUDA or NCCL)\n";
   }
+  if (!cmp.implementation_changes.empty()) {
+    out << "  warning: " << cmp.implementation_changes.size()
+        << " point(s) ran different code versions (e.g. "
+        << one_line(cmp.implementation_changes.front())
+        << "): a changed number there is not evidence of a driver change\n";
+  }
   out << "\n";
 }
 

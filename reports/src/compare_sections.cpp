@@ -187,6 +187,14 @@ std::string environment_section(const Context& ctx) {
           "<p class=\"note\">The environment fingerprints differ (GPU model, count, driver, "
           "CUDA or NCCL): the runs did not measure the same system.</p>\n";
     }
+    if (!cmp.implementation_changes.empty()) {
+      out += "<p class=\"note\">" +
+             esc(std::to_string(cmp.implementation_changes.size()) +
+                 " point(s) ran different code versions (e.g. " +
+                 cmp.implementation_changes.front() +
+                 "): a changed number there is not evidence of a driver change.") +
+             "</p>\n";
+    }
     return out + "</section>\n";
   }
   out += caption("Each offer's environment against " + ctx.base_label() + "'s.");

@@ -1,6 +1,5 @@
-// GEMM on one GPU: the own kernels against a full FP64 host reference (every dtype, odd
-// sizes and tile multiples), the fill/poison/count kernels, and every dtype x impl through
-// the registered "gemm" workload.
+// GEMM on one GPU: the fill/poison/count kernels, and every dtype x impl through the
+// registered "gemm" workload (the kernels themselves: test_gemm_kernels.cpp).
 #include <cuda_runtime_api.h>
 
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "gemm_check.hpp"
 #include "mgbench/bench/gemm_math.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/kernels/fill.hpp"
@@ -22,118 +22,10 @@ using mgbench::Json;
 using mgbench::Params;
 using mgbench::Status;
 using mgbench::kernels::DType;
+using mgbench::test::Buffer;
+using mgbench::test::Shape;
 
 namespace {
-
-#define CUDA_REQUIRE(expr) REQUIRE((expr) == cudaSuccess)
-
-class Buffer {
- public:
-  explicit Buffer(std::size_t bytes) : bytes_(bytes) { CUDA_REQUIRE(cudaMalloc(&ptr_, bytes)); }
-  ~Buffer() { cudaFree(ptr_); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return ptr_; }
-  std::vector<unsigned char> to_host() const {
-    std::vector<unsigned char> host(bytes_);
-    CUDA_REQUIRE(cudaMemcpy(host.data(), ptr_, bytes_, cudaMemcpyDeviceToHost));
-    return host;
-  }
-
- private:
-  void* ptr_ = nullptr;
-  std::size_t bytes_;
-};
-
-struct Shape {
-  std::int64_t m, n, k;
-};
-
-struct GemmRun {
-  std::vector<double> c;  // the GPU result, decoded
-  std::vector<double> ref, abs_sum;
-};
-
-// Runs the own GEMM on random inputs and computes the full FP64 reference on the host.
-// `extra` poisoned elements follow C to catch writes past its end.
-GemmRun run_own_gemm(DType type, Shape s, std::size_t extra = 0, int path = -1) {
-  const DType dt = mgbench::kernels::storage_dtype(type);
-  const std::size_t es = mgbench::kernels::dtype_size(dt);
-  const auto m = static_cast<std::size_t>(s.m), n = static_cast<std::size_t>(s.n),
-             k = static_cast<std::size_t>(s.k);
-  Buffer a(m * k * es), b(n * k * es), c((m * n + extra) * es);
-  CUDA_REQUIRE(mgbench::kernels::fill_uniform(a.get(), m * k, dt, 11, -1.0, 1.0, nullptr));
-  CUDA_REQUIRE(mgbench::kernels::fill_uniform(b.get(), n * k, dt, 12, -1.0, 1.0, nullptr));
-  CUDA_REQUIRE(mgbench::kernels::fill_poison(c.get(), m * n + extra, dt, nullptr));
-  if (path < 0) {
-    CUDA_REQUIRE(mgbench::kernels::gemm(type, s.m, s.n, s.k, a.get(), b.get(), c.get(), nullptr));
-  } else if (type == DType::fp32) {
-    CUDA_REQUIRE(mgbench::kernels::detail::gemm_simt_fp32(
-        s.m, s.n, s.k, static_cast<const float*>(a.get()), static_cast<const float*>(b.get()),
-        static_cast<float*>(c.get()), path == 1, nullptr));
-  } else {
-    CUDA_REQUIRE(mgbench::kernels::detail::gemm_tensor_core(type, s.m, s.n, s.k, a.get(),
-                                                            b.get(), c.get(), path == 1, nullptr));
-  }
-  CUDA_REQUIRE(cudaDeviceSynchronize());
-  const auto ha = a.to_host(), hb = b.to_host(), hc = c.to_host();
-  GemmRun run;
-  std::vector<double> da(m * k), db(n * k);
-  using mgbench::kernels::decode_element;
-  for (std::size_t i = 0; i < m * k; ++i) da[i] = decode_element(dt, ha.data(), i);
-  for (std::size_t i = 0; i < n * k; ++i) db[i] = decode_element(dt, hb.data(), i);
-  run.c.resize(m * n + extra);
-  for (std::size_t i = 0; i < m * n + extra; ++i) run.c[i] = decode_element(dt, hc.data(), i);
-  run.ref.resize(m * n);
-  run.abs_sum.resize(m * n);
-  for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      double acc = 0, abs_acc = 0;
-      for (std::size_t q = 0; q < k; ++q) {
-        const double p = da[i * k + q] * db[j * k + q];
-        acc += p;
-        abs_acc += std::fabs(p);
-      }
-      run.ref[i * n + j] = acc;
-      run.abs_sum[i * n + j] = abs_acc;
-    }
-  }
-  return run;
-}
-
-// Number of elements of C outside the workload's tolerance (NaN counts as outside).
-std::size_t count_wrong(DType type, Shape s, const GemmRun& run) {
-  const auto tol = mgbench::bench::gemm_tolerance(mgbench::kernels::to_string(type));
-  std::size_t wrong = 0;
-  for (std::size_t i = 0; i < run.ref.size(); ++i) {
-    const double err = std::fabs(run.c[i] - run.ref[i]);
-    if (!(err <= mgbench::bench::gemm_allowed_error(tol, run.ref[i], run.abs_sum[i]))) {
-      if (wrong < 5) {
-        UNSCOPED_INFO("C[" << i / s.n << "][" << i % s.n << "] = " << run.c[i] << ", reference "
-                           << run.ref[i]);
-      }
-      ++wrong;
-    }
-  }
-  return wrong;
-}
-
-const std::vector<Shape> kShapes = {
-    {1, 1, 1},        // a single element
-    {127, 253, 61},   // odd everything, K not a multiple of 8 (per-element load path)
-    {200, 96, 1000},  // M, N tails, long K with a K-tile tail
-    {129, 130, 72},   // one past a tile in M and N, vector path with a K tail
-    {256, 256, 256},  // tile multiples
-    {1157, 136, 40},  // ten block rows: a full and a partial raster group of 8
-};
-
-void check_own_gemm(DType type) {
-  for (const auto& s : kShapes) {
-    CAPTURE(mgbench::kernels::to_string(type), s.m, s.n, s.k);
-    const GemmRun run = run_own_gemm(type, s);
-    CHECK(count_wrong(type, s, run) == 0);
-  }
-}
 
 // The registered "gemm" workload on GPU 0: the quick settings with a 1 s sampling limit and
 // the default group timeout.
@@ -174,61 +66,6 @@ void check_ok_with_metrics(const mgbench::PointResult& r) {
 }
 
 }  // namespace
-
-TEST_CASE("own gemm bf16 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(DType::bf16);
-}
-
-TEST_CASE("own gemm fp16 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(DType::fp16);
-}
-
-TEST_CASE("own gemm tf32 matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(DType::tf32);
-}
-
-TEST_CASE("own gemm fp32 (SIMT) matches the FP64 reference at odd sizes and tile multiples") {
-  check_own_gemm(DType::fp32);
-}
-
-TEST_CASE("own gemm: the per-element load path gives the same bits as the vector path") {
-  const Shape s{136, 72, 264};
-  for (DType type : {DType::bf16, DType::fp16, DType::tf32, DType::fp32}) {
-    CAPTURE(mgbench::kernels::to_string(type));
-    const GemmRun vector_path = run_own_gemm(type, s, 0, 1);
-    const GemmRun scalar_path = run_own_gemm(type, s, 0, 0);
-    REQUIRE(count_wrong(type, s, vector_path) == 0);
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < vector_path.c.size(); ++i) {
-      differ += vector_path.c[i] == scalar_path.c[i] ? 0 : 1;
-    }
-    CHECK(differ == 0);
-  }
-}
-
-TEST_CASE("own gemm writes no element past the end of C") {
-  const Shape s{130, 67, 40};
-  for (DType type : {DType::bf16, DType::tf32, DType::fp32}) {
-    CAPTURE(mgbench::kernels::to_string(type));
-    const std::size_t extra = 4096;
-    const GemmRun run = run_own_gemm(type, s, extra);
-    std::size_t untouched = 0;
-    for (std::size_t i = run.ref.size(); i < run.c.size(); ++i) {
-      untouched += std::isnan(run.c[i]) ? 1 : 0;
-    }
-    CHECK(untouched == extra);
-  }
-}
-
-TEST_CASE("own gemm rejects empty shapes and null pointers") {
-  Buffer buf(1024);
-  CHECK(mgbench::kernels::gemm(DType::bf16, 0, 4, 4, buf.get(), buf.get(), buf.get(),
-                               nullptr) == cudaErrorInvalidValue);
-  CHECK(mgbench::kernels::gemm(DType::fp32, 4, 4, 0, buf.get(), buf.get(), buf.get(),
-                               nullptr) == cudaErrorInvalidValue);
-  CHECK(mgbench::kernels::gemm(DType::tf32, 4, 4, 4, nullptr, buf.get(), buf.get(),
-                               nullptr) == cudaErrorInvalidValue);
-}
 
 TEST_CASE("fill_uniform on the device matches fill_value on the host") {
   const std::size_t count = 100003;
@@ -276,7 +113,6 @@ TEST_CASE("gemm workload: every dtype x impl at 256 cubed is ok (fp8 waived belo
   std::vector<Params> points;
   for (const char* dtype : {"fp32", "tf32", "fp16", "bf16", "fp8"}) {
     for (const char* impl : {"cublas", "mgbench"}) {
-      if (std::string(dtype) == "fp8" && std::string(impl) == "mgbench") continue;
       points.push_back(point(256, 256, 256, dtype, impl));
     }
   }
@@ -292,7 +128,7 @@ TEST_CASE("gemm workload: every dtype x impl at 256 cubed is ok (fp8 waived belo
   }
 }
 
-TEST_CASE("gemm workload: odd shapes are ok for every non-fp8 dtype of both impls") {
+TEST_CASE("gemm workload: odd shapes are ok for every dtype of the own kernels and cuBLAS") {
   std::vector<Params> points;
   for (const Shape& s : {Shape{127, 253, 61}, Shape{200, 96, 1000}, Shape{1, 8192, 512}}) {
     for (const char* dtype : {"fp32", "tf32", "fp16", "bf16"}) {
@@ -300,17 +136,40 @@ TEST_CASE("gemm workload: odd shapes are ok for every non-fp8 dtype of both impl
         points.push_back(point(s.m, s.n, s.k, dtype, impl));
       }
     }
+    // cuBLASLt's fp8 needs 16-byte aligned leading dimensions; the own kernel takes any shape.
+    if (device_has_fp8()) points.push_back(point(s.m, s.n, s.k, "fp8", "mgbench"));
   }
   const auto results = run_gemm(points);
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) check_ok_with_metrics(r);
 }
 
-TEST_CASE("gemm workload: impl=mgbench with fp8 is waived with the reason") {
-  const auto results = run_gemm({point(256, 256, 256, "fp8", "mgbench")});
-  REQUIRE(results.size() == 1);
-  CHECK(results[0].status == Status::waived);
-  CHECK(results[0].message.find("no fp8 path") != std::string::npos);
+TEST_CASE("gemm workload: impl=mgbench points record the own kernel and its version") {
+  std::vector<Params> points = {point(512, 512, 512, "bf16", "mgbench"),
+                                point(127, 253, 61, "bf16", "mgbench"),
+                                point(256, 256, 256, "fp32", "mgbench"),
+                                point(256, 256, 256, "bf16", "cublas")};
+  if (device_has_fp8()) points.push_back(point(256, 256, 256, "fp8", "mgbench"));
+  const auto results = run_gemm(points);
+  REQUIRE(results.size() == points.size());
+  for (const auto& r : results) {
+    check_ok_with_metrics(r);
+    CAPTURE(r.params.dump(), r.extra.dump());
+    if (r.params.at("impl") == "cublas") {
+      CHECK_FALSE(r.extra.contains("implementation"));
+      continue;
+    }
+    REQUIRE(r.extra.contains("implementation"));
+    const std::string name = r.extra["implementation"]["name"].get<std::string>();
+    CHECK(r.extra["implementation"]["version"].get<int>() >= 1);
+    if (r.params.at("dtype") == "fp32") {
+      CHECK(name == "simt_fp32");
+    } else if (r.params.at("k") == 61) {
+      CHECK(name == "mma_sync");  // K * 2 bytes not a multiple of 16: no TMA
+    } else {
+      CHECK((name == "sm90a_wgmma" || name == "mma_sync"));
+    }
+  }
 }
 
 TEST_CASE("gemm workload: an allocation too large for the GPU is oom") {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/compare_render.hpp"
 #include "support.hpp"
 
 namespace {
@@ -448,4 +450,24 @@ TEST_CASE("compare: a results file of another schema version is a usage error", 
   std::ofstream(path) << doc.dump();
   CHECK_THROWS_AS(mgbench::load_results(path), mgbench::UsageError);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("compare: points that ran different own-kernel versions are listed; same versions are not",
+          "[compare]") {
+  RunResult base = make_run(1.0, 0), next = make_run(1.0, 100);
+  base.points[0].extra["implementation"] = Json{{"name", "sm90a_wgmma"}, {"version", 1}};
+  next.points[0].extra["implementation"] = Json{{"name", "sm90a_wgmma"}, {"version", 2}};
+  base.points[1].extra["implementation"] = Json{{"name", "mma_sync"}, {"version", 2}};
+  next.points[1].extra["implementation"] = Json{{"name", "mma_sync"}, {"version", 2}};
+  const auto cmp = mgbench::compare_runs(base, next);
+  REQUIRE(cmp.implementation_changes.size() == 1);
+  CHECK(cmp.implementation_changes[0].find("sm90a_wgmma v1 -> sm90a_wgmma v2") !=
+        std::string::npos);
+  CHECK(mgbench::comparison_to_json(cmp)["implementation_changes"].size() == 1);
+  std::ostringstream text;
+  mgbench::reports::render_comparison(text, cmp);
+  CHECK(text.str().find("not evidence of a driver change") != std::string::npos);
+
+  next.points[0].extra["implementation"]["version"] = 1;
+  CHECK(mgbench::compare_runs(base, next).implementation_changes.empty());
 }

@@ -94,13 +94,13 @@ TEST_CASE("gemm expand: batch points cross every hidden size and follow the squa
   CHECK(batch_shapes.size() == 4);
 }
 
-TEST_CASE("gemm expand: impl=mgbench x dtype=fp8 is not planned") {
+TEST_CASE("gemm expand: every dtype is planned for both impls, fp8 included") {
   const auto points =
       expand_gemm_points(axis_values({256}, {}, {8192}, {"fp8", "bf16"}, {"cublas", "mgbench"}));
-  REQUIRE(points.size() == 3);
-  for (const auto& p : points) {
-    CHECK_FALSE((p.at("impl") == "mgbench" && p.at("dtype") == "fp8"));
-  }
+  REQUIRE(points.size() == 4);
+  int own_fp8 = 0;
+  for (const auto& p : points) own_fp8 += p.at("impl") == "mgbench" && p.at("dtype") == "fp8";
+  CHECK(own_fp8 == 1);
 }
 
 TEST_CASE("gemm metrics: TFLOP/s = 2 M N K / t and aggregate = GPUs x per GPU") {

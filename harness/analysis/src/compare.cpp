@@ -20,6 +20,24 @@ using namespace compare_detail;
 
 namespace {
 
+// "<name> v<version>" of the code a point ran (extra.implementation), "" when it names none.
+std::string implementation_of(const PointResult& p) {
+  if (!p.extra.is_object() || !p.extra.contains("implementation")) return "";
+  const Json& impl = p.extra["implementation"];
+  if (!impl.is_object()) return "";
+  const Json name = impl.contains("name") ? impl["name"] : Json();
+  const Json version = impl.contains("version") ? impl["version"] : Json();
+  return (name.is_string() ? name.get<std::string>() : name.dump()) + " v" +
+         (version.is_string() ? version.get<std::string>() : version.dump());
+}
+
+std::string implementation_change(const PointResult& base, const PointResult& next) {
+  const std::string before = implementation_of(base), after = implementation_of(next);
+  if (before == after) return "";
+  return point_key(base) + ": " + (before.empty() ? "(not named)" : before) + " -> " +
+         (after.empty() ? "(not named)" : after);
+}
+
 // ---- point matching ------------------------------------------------------------------------
 
 struct MatchResult {
@@ -286,6 +304,8 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
                      ") by workload, parameters and GPU count");
   }
   for (const auto& [b, n] : match.pairs) {
+    std::string change = implementation_change(*b, *n);
+    if (!change.empty()) cmp.implementation_changes.push_back(std::move(change));
     if (b->status != Status::ok || n->status != Status::ok) {
       cmp.not_compared.push_back(not_compared(*b, *n));
       continue;

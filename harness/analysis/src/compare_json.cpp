@@ -104,6 +104,7 @@ Json comparison_to_json(const Comparison& cmp) {
            {"only_in_new", cmp.only_in_new.size()},   {"exit_code", comparison_exit_code(cmp)}};
   j["inconclusive_reason"] = inconclusive_reason(cmp);
   j["test_hooks_differ"] = cmp.hooks_differ;
+  j["implementation_changes"] = cmp.implementation_changes;
   return j;
 }
 

@@ -41,6 +41,7 @@ Json workloads_json() {
                    {"summary", w.summary()},
                    {"formulas", w.formulas()},
                    {"requirements", w.requirements()},
+                   {"notes", w.notes()},
                    {"min_gpus", w.min_gpus()},
                    {"throughput_metric", w.throughput_metric()},
                    {"throughput_unit", w.throughput_unit()},
@@ -70,6 +71,7 @@ void print_workloads(std::ostream& out) {
     if (!w.formulas().empty()) out << fmt::format("  measures: {}\n", w.formulas());
     out << fmt::format("  needs: {} GPU(s) or more{}{}\n", w.min_gpus(),
                        w.requirements().empty() ? "" : "; ", w.requirements());
+    for (const auto& note : w.notes()) out << fmt::format("  note: {}\n", note);
     if (!w.throughput_metric().empty()) {
       out << fmt::format("  scaling metric: {} ({})\n", w.throughput_metric(),
                          w.throughput_unit());

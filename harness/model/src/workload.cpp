@@ -136,6 +136,11 @@ Workload& Workload::requirements(std::string text) {
   requirements_ = std::move(text);
   return *this;
 }
+
+Workload& Workload::notes(std::vector<std::string> lines) {
+  notes_ = std::move(lines);
+  return *this;
+}
 Workload& Workload::axis(Axis a) {
   axes_.push_back(std::move(a));
   return *this;

@@ -151,6 +151,10 @@ struct Comparison {
   std::vector<EnvChange> environment;
   bool fingerprint_differs = false;  // environment.fingerprint_hash present and different
   std::string hooks_differ;          // non-empty (in words) when environment.test_hooks differ
+  // Matched points whose extra.implementation (the code that ran, e.g. an own kernel and its
+  // version) differs, as "<point key>: <name> v<N> -> <name> v<M>": a changed number there is
+  // not evidence of a driver change.
+  std::vector<std::string> implementation_changes;
   std::vector<PointComparison> points;
   std::vector<NotCompared> not_compared;
   std::vector<UnmatchedPoint> only_in_base, only_in_new;

@@ -73,6 +73,8 @@ class Workload {
   Workload& summary(std::string text);
   Workload& formulas(std::string text);      // what is measured, as in the file's header
   Workload& requirements(std::string text);  // e.g. "peer access between GPUs for impl=mgbench"
+  // Further lines for `mgbench list` (e.g. the own kernels behind an impl, with versions).
+  Workload& notes(std::vector<std::string> lines);
   Workload& axis(Axis axis);
   Workload& min_gpus(int n);
   // The metric (in PointResult::metrics) whose growth with GPU count is the scaling figure.
@@ -89,6 +91,7 @@ class Workload {
   const std::string& summary() const { return summary_; }
   const std::string& formulas() const { return formulas_; }
   const std::string& requirements() const { return requirements_; }
+  const std::vector<std::string>& notes() const { return notes_; }
   const std::vector<Axis>& axes() const { return axes_; }
   const Axis* find_axis(const std::string& name) const;
   int min_gpus() const { return min_gpus_; }
@@ -103,6 +106,7 @@ class Workload {
 
  private:
   std::string name_, summary_, formulas_, requirements_;
+  std::vector<std::string> notes_;
   std::vector<Axis> axes_;
   int min_gpus_ = 1;
   std::string throughput_metric_, throughput_unit_;
