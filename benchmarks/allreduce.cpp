@@ -298,10 +298,8 @@ class PeerPoint final : public AllreducePoint {
 };
 
 std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
-  if (env.nranks == 1 && param_bool(*env.params, "inplace")) {
-    throw WaivedError("an in-place all-reduce on one GPU moves nothing (NCCL returns at once): "
-                      "no time or bandwidth to measure");
-  }
+  const std::string waived = allreduce::waiver(env.nranks, param_bool(*env.params, "inplace"));
+  if (!waived.empty()) throw WaivedError(waived);
   const std::string impl = param_str(*env.params, "impl");
   if (impl == "nccl") return std::make_unique<NcclPoint>(env);
   if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");

@@ -27,6 +27,14 @@ double busbw_gbps(std::uint64_t bytes, double seconds, int nranks) {
   return algbw_gbps(bytes, seconds) * busbw_factor(nranks);
 }
 
+std::string waiver(int nranks, bool inplace) {
+  if (nranks == 1 && inplace) {
+    return "an in-place all-reduce on one GPU moves nothing (NCCL returns at once): no time or "
+           "bandwidth to measure";
+  }
+  return {};
+}
+
 Json metrics(std::uint64_t bytes, int nranks, double seconds) {
   Json m{{"time_us", seconds * 1e6}, {"algbw_GBps", algbw_gbps(bytes, seconds)}};
   // One rank has no bus: busbw is undefined there (absent, shown as a dash), not zero.
