@@ -410,6 +410,7 @@ mgbench::Presentation allreduce_presentation() {
                    .column("dtype", "dtype")
                    .column("impl", "impl")
                    .column("inplace", "in-place")
+                   .column("measured", "timing, cache")
                    .column("plateau_busbw_GBps", "plateau busbw (GB/s)", ValueFormat::fixed, 2));
 }
 }  // namespace

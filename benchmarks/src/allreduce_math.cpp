@@ -144,7 +144,7 @@ std::vector<Params> expand_points(const AxisValues& values) {
 }
 
 Json plateau_summary(const std::vector<PointResult>& points) {
-  using Key = std::tuple<int, std::string, std::string, bool, std::string>;
+  using Key = std::tuple<int, std::string, std::string, bool, std::string, std::string>;
   struct Acc {
     std::vector<double> busbw;
     std::set<std::uint64_t> sizes;
@@ -161,13 +161,15 @@ Json plateau_summary(const std::vector<PointResult>& points) {
     const bool inplace = p.params.value("inplace", false);
     std::string algo = p.params.value("algo", std::string("auto"));
     if (impl != "mgbench") algo = "auto";
-    Acc& acc = groups[Key{p.gpus, impl, dtype, inplace, algo}];
+    // Figures timed or cached differently are never pooled.
+    const std::string method = p.timing.empty() ? "" : p.timing + ", " + p.cache;
+    Acc& acc = groups[Key{p.gpus, impl, dtype, inplace, algo, method}];
     acc.busbw.push_back(p.metrics["busbw_GBps"].get<double>());
     acc.sizes.insert(bytes);
   }
   Json rows = Json::array();
   for (const auto& [key, acc] : groups) {
-    const auto& [gpus, impl, dtype, inplace, algo] = key;
+    const auto& [gpus, impl, dtype, inplace, algo, method] = key;
     Json row{{"gpus", gpus},
              {"impl", impl},
              {"dtype", dtype},
@@ -175,6 +177,7 @@ Json plateau_summary(const std::vector<PointResult>& points) {
              {"plateau_busbw_GBps", median_of(acc.busbw)},
              {"sizes", Json(std::vector<std::uint64_t>(acc.sizes.begin(), acc.sizes.end()))}};
     if (algo != "auto") row["algo"] = algo;
+    if (!method.empty()) row["measured"] = method;
     rows.push_back(std::move(row));
   }
   return rows;

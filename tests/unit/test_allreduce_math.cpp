@@ -267,3 +267,17 @@ TEST_CASE("all-reduce points multiply by the chosen timing methods and cache mod
   CHECK(points[1]["timing"] == "host");
   CHECK(points[1]["cache"] == "cold");
 }
+
+TEST_CASE("plateau rows never pool points timed or cached differently", "[allreduce]") {
+  auto host = point(2, "nccl", "fp32", false, 256 * kMiB, 300.0);
+  host.timing = "host";
+  host.cache = "cold";
+  auto device = point(2, "nccl", "fp32", false, 256 * kMiB, 400.0);
+  device.timing = "device";
+  device.cache = "cold";
+  const Json rows = ar::plateau_summary({host, device});
+  REQUIRE(rows.size() == 2);
+  std::set<std::string> measured;
+  for (const auto& row : rows) measured.insert(row["measured"].get<std::string>());
+  CHECK(measured == std::set<std::string>{"device, cold", "host, cold"});
+}
