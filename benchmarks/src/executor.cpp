@@ -372,8 +372,10 @@ class GroupRun {
     }
     if (p.rank == 0 && ctx_.observer) p.result.telemetry = ctx_.observer->end_point();
     if (options_.time_both && options_.time_both(p.planned.params)) {
-      p.second_s = time_with_method(*shared_, p.rank, enqueue, static_cast<int>(p.reps),
-                                    other_method(p.env.timing), kSecondMethodSamples);
+      const TimingMethod other = other_method(p.env.timing);
+      const int reps = ops_per_sample(settings, op_s,
+                                      options_.needs_nccl && other == TimingMethod::device);
+      p.second_s = time_with_method(*shared_, p.rank, enqueue, reps, other, kSecondMethodSamples);
     }
   }
 
