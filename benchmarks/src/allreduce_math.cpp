@@ -8,6 +8,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
+#include "mgbench/model/measurement.hpp"
 #include "mgbench/model/stats.hpp"
 
 namespace mgbench::bench::allreduce {
@@ -26,10 +27,19 @@ double busbw_gbps(std::uint64_t bytes, double seconds, int nranks) {
   return algbw_gbps(bytes, seconds) * busbw_factor(nranks);
 }
 
+std::string waiver(int nranks, bool inplace) {
+  if (nranks == 1 && inplace) {
+    return "an in-place all-reduce on one GPU moves nothing (NCCL returns at once): no time or "
+           "bandwidth to measure";
+  }
+  return {};
+}
+
 Json metrics(std::uint64_t bytes, int nranks, double seconds) {
-  return Json{{"time_us", seconds * 1e6},
-              {"algbw_GBps", algbw_gbps(bytes, seconds)},
-              {"busbw_GBps", busbw_gbps(bytes, seconds, nranks)}};
+  Json m{{"time_us", seconds * 1e6}, {"algbw_GBps", algbw_gbps(bytes, seconds)}};
+  // One rank has no bus: busbw is undefined there (absent, shown as a dash), not zero.
+  if (nranks > 1) m["busbw_GBps"] = busbw_gbps(bytes, seconds, nranks);
+  return m;
 }
 
 std::vector<std::uint64_t> size_list(std::uint64_t min_bytes, std::uint64_t max_bytes,
@@ -130,11 +140,11 @@ std::vector<Params> expand_points(const AxisValues& values) {
       }
     }
   }
-  return points;
+  return with_measurement_axes(points, values);
 }
 
 Json plateau_summary(const std::vector<PointResult>& points) {
-  using Key = std::tuple<int, std::string, std::string, bool, std::string>;
+  using Key = std::tuple<int, std::string, std::string, bool, std::string, std::string>;
   struct Acc {
     std::vector<double> busbw;
     std::set<std::uint64_t> sizes;
@@ -151,13 +161,15 @@ Json plateau_summary(const std::vector<PointResult>& points) {
     const bool inplace = p.params.value("inplace", false);
     std::string algo = p.params.value("algo", std::string("auto"));
     if (impl != "mgbench") algo = "auto";
-    Acc& acc = groups[Key{p.gpus, impl, dtype, inplace, algo}];
+    // Figures timed or cached differently are never pooled.
+    const std::string method = p.timing.empty() ? "" : p.timing + ", " + p.cache;
+    Acc& acc = groups[Key{p.gpus, impl, dtype, inplace, algo, method}];
     acc.busbw.push_back(p.metrics["busbw_GBps"].get<double>());
     acc.sizes.insert(bytes);
   }
   Json rows = Json::array();
   for (const auto& [key, acc] : groups) {
-    const auto& [gpus, impl, dtype, inplace, algo] = key;
+    const auto& [gpus, impl, dtype, inplace, algo, method] = key;
     Json row{{"gpus", gpus},
              {"impl", impl},
              {"dtype", dtype},
@@ -165,6 +177,7 @@ Json plateau_summary(const std::vector<PointResult>& points) {
              {"plateau_busbw_GBps", median_of(acc.busbw)},
              {"sizes", Json(std::vector<std::uint64_t>(acc.sizes.begin(), acc.sizes.end()))}};
     if (algo != "auto") row["algo"] = algo;
+    if (!method.empty()) row["measured"] = method;
     rows.push_back(std::move(row));
   }
   return rows;

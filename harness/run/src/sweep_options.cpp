@@ -39,8 +39,10 @@ cxxopts::Options sweep_cli() {
        cxxopts::value<std::string>()->default_value("standard"))
       ("min-samples", "minimum samples per point", cxxopts::value<std::string>())
       ("min-time", "minimum measured seconds per point", cxxopts::value<std::string>())
-      ("max-noise", "relative stdev target in percent (default 0.5)", cxxopts::value<std::string>())
-      ("max-time-per-point", "seconds of sampling before a point stops as noisy",
+      ("max-noise", "noise target in percent: sampling stops once the relative stdev or the "
+       "median's CI half-width is below it; a point is noisy when its median's CI is wider "
+       "(default 0.5)", cxxopts::value<std::string>())
+      ("max-time-per-point", "seconds of sampling before a point stops short of the target",
        cxxopts::value<std::string>())
       ("out", "output directory (default results/<UTC timestamp>-<host>/)",
        cxxopts::value<std::string>())
