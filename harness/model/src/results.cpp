@@ -21,6 +21,7 @@
 #include "mgbench/core/file_io.hpp"
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/model/limits.hpp"
+#include "mgbench/model/measurement.hpp"
 #include "mgbench/model/non_finite.hpp"
 #include "mgbench/model/group.hpp"
 
@@ -163,6 +164,10 @@ void to_json(Json& j, const PointResult& p) {
            {"extra", p.extra},
            {"wall_s", p.wall_s},
            {"started_at", p.started_at}};
+  if (!p.timing.empty()) j["timing"] = p.timing;
+  if (!p.cache.empty()) j["cache"] = p.cache;
+  if (p.flags.is_array() && !p.flags.empty()) j["flags"] = p.flags;
+  if (!p.spread.is_null()) j["spread"] = p.spread;
 }
 
 void from_json(const Json& j, PointResult& p) {
@@ -195,6 +200,11 @@ void from_json(const Json& j, PointResult& p) {
     p.extra = j.value("extra", Json::object());
     p.wall_s = j.contains("wall_s") ? number_or_nan(j.at("wall_s")) : 0.0;
     p.started_at = j.value("started_at", "");
+    p.timing = j.contains("timing") ? to_string(timing_from_string(j.at("timing").get<std::string>())) : "";
+    p.cache = j.contains("cache") ? to_string(cache_from_string(j.at("cache").get<std::string>())) : "";
+    p.flags = j.value("flags", Json::array());
+    if (!p.flags.is_array()) throw UsageError("point flags is not an array");
+    p.spread = j.contains("spread") ? j.at("spread") : Json();
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

@@ -138,9 +138,24 @@ Statistics compute_statistics(const std::vector<double>& all_samples,
   return s;
 }
 
+double median_ci_half_width(std::vector<double> samples) {
+  const std::size_t n = samples.size();
+  if (n < 2) return std::numeric_limits<double>::max();
+  std::sort(samples.begin(), samples.end());
+  const double median = percentile_sorted(samples, 0.5);
+  // Distribution-free interval: order statistics k and n - 1 - k, k = (n - 1.96 sqrt(n)) / 2.
+  const double k = std::floor((static_cast<double>(n) - 1.96 * std::sqrt(static_cast<double>(n))) / 2.0);
+  const auto lo = static_cast<std::size_t>(std::max(k, 0.0));
+  const double half = (samples[n - 1 - lo] - samples[lo]) / 2.0;
+  if (!(median > 0)) return half > 0 ? std::numeric_limits<double>::max() : 0.0;
+  return half / median;
+}
+
 // The rule, in order (n = number of samples, "minimums" = n >= max(min_samples, 1) and
 // sum(samples) >= min_time_s; max_samples == 0 means no cap):
-//   1. minimums met: converged when rel_stdev <= max_noise; otherwise noisy once
+//   1. minimums met: converged when rel_stdev <= max_noise or the median's CI half-width
+//      (median_ci_half_width, relative) <= max_noise: samples that oscillate around a
+//      certain median need not run to max_time_s; otherwise noisy once
 //      elapsed_s >= max_time_s or n >= max_samples; otherwise keep going.
 //   2. minimums not met: noisy once n >= max_samples (the cap always ends the loop), or once
 //      elapsed_s >= max_time_s with n >= 2 (a point whose samples are slower than the budget
@@ -155,7 +170,10 @@ StopDecision evaluate_stop(const StoppingCriteria& criteria, const std::vector<d
   const bool minimums = n >= std::max<std::size_t>(criteria.min_samples, 1) &&
                         total >= criteria.min_time_s;
   if (minimums) {
-    if (relative_stdev(samples) <= criteria.max_noise) return StopDecision::converged;
+    if (relative_stdev(samples) <= criteria.max_noise ||
+        median_ci_half_width(samples) <= criteria.max_noise) {
+      return StopDecision::converged;
+    }
     if (elapsed_s >= criteria.max_time_s || capped) return StopDecision::noisy;
     return StopDecision::keep_going;
   }

@@ -36,7 +36,15 @@ struct PointResult {
   std::vector<int> devices;  // physical CUDA ordinals as seen by the orchestrator
   Status status = Status::ok;
   std::string message;
-  bool noisy = false;          // stopped at max time without reaching max_noise
+  // The median is uncertain: its bootstrap CI half-width exceeds max_noise (point_quality.hpp).
+  bool noisy = false;
+  std::string timing;          // "device" | "host" | "graph" ("" in files written before it)
+  std::string cache;           // "hot" | "cold" ("" in files written before it)
+  // Values the hardware cannot produce: [{"kind":"impossible","metric":...,"reason":...}].
+  Json flags = Json::array();
+  // Sample spread as a property of the point: {"rel_stdev", "median_ci_half_width",
+  // "oscillating", "cause"?, "reason"?}; null when not assessed.
+  Json spread;
   std::size_t ops_per_sample = 1;
   std::vector<double> samples;  // seconds per op, headline (slowest rank) per sample
   Statistics stats;

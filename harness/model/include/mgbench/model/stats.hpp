@@ -24,12 +24,16 @@ double median_of(std::vector<double> values);  // of the finite values
 Statistics compute_statistics(const std::vector<double>& samples, std::size_t bootstrap_resamples = 1000,
                               std::uint64_t seed = 0x6d676265ULL);
 double relative_stdev(const std::vector<double>& samples);
+// Half-width of a distribution-free 95 % CI of the median (order statistics), relative to the
+// median: cheap enough for the stopping rule after every sample. The point's `noisy` flag uses
+// the bootstrap CI of compute_statistics (point_quality.hpp).
+double median_ci_half_width(std::vector<double> samples);
 
 struct StoppingCriteria {
   std::size_t min_samples = 10;
   double min_time_s = 0.5;     // measured time (sum of samples) before convergence may stop it
   double max_time_s = 5.0;     // wall time of the sampling loop before giving up (noisy)
-  double max_noise = 0.005;    // relative stdev target
+  double max_noise = 0.005;    // target for the relative stdev or the median's CI half-width
   std::size_t max_samples = 100000;
 };
 

@@ -1,0 +1,72 @@
+// Timing method, cache mode and rotation sizing (see measurement.hpp).
+#include "mgbench/model/measurement.hpp"
+
+#include <algorithm>
+
+#include "mgbench/core/error.hpp"
+
+namespace mgbench {
+
+const char* to_string(TimingMethod method) {
+  switch (method) {
+    case TimingMethod::device: return "device";
+    case TimingMethod::host: return "host";
+    case TimingMethod::graph: return "graph";
+  }
+  return "?";
+}
+
+TimingMethod timing_from_string(const std::string& text) {
+  if (text == "device") return TimingMethod::device;
+  if (text == "host") return TimingMethod::host;
+  if (text == "graph") return TimingMethod::graph;
+  throw UsageError("unknown timing method '" + text + "': expected device, host or graph");
+}
+
+const char* to_string(CacheMode mode) { return mode == CacheMode::cold ? "cold" : "hot"; }
+
+CacheMode cache_from_string(const std::string& text) {
+  if (text == "hot") return CacheMode::hot;
+  if (text == "cold") return CacheMode::cold;
+  throw UsageError("unknown cache mode '" + text + "': expected hot or cold");
+}
+
+TimingMethod timing_of(const Params& params, TimingMethod fallback) {
+  if (!params.is_object() || !params.contains("timing")) return fallback;
+  return timing_from_string(param_str(params, "timing"));
+}
+
+CacheMode cache_of(const Params& params, CacheMode fallback) {
+  if (!params.is_object() || !params.contains("cache")) return fallback;
+  return cache_from_string(param_str(params, "cache"));
+}
+
+std::vector<std::string> timing_names() { return {"device", "host", "graph"}; }
+std::vector<std::string> cache_names() { return {"hot", "cold"}; }
+
+Rotation plan_rotation(CacheMode mode, std::size_t set_bytes, std::size_t l2_bytes,
+                       std::size_t budget_bytes, std::size_t max_sets) {
+  Rotation r;
+  r.set_bytes = std::max<std::size_t>(set_bytes, 1);
+  if (mode == CacheMode::cold && l2_bytes > 0) {
+    const std::size_t target = 2 * l2_bytes;
+    const std::size_t wanted = target / r.set_bytes + 1;  // total strictly above the target
+    const std::size_t fit = std::max<std::size_t>(budget_bytes / r.set_bytes, 1);
+    r.sets = std::min({wanted, std::max<std::size_t>(max_sets, 1), fit});
+    if (r.sets < wanted) r.limited_by = r.sets == fit ? "memory" : "set cap";
+  }
+  r.total_bytes = r.sets * r.set_bytes;
+  r.exceeds_l2 = l2_bytes > 0 && r.total_bytes > 2 * l2_bytes;
+  return r;
+}
+
+Json rotation_json(const Rotation& rotation) {
+  Json j{{"sets", rotation.sets},
+         {"set_bytes", rotation.set_bytes},
+         {"total_bytes", rotation.total_bytes},
+         {"exceeds_2x_l2", rotation.exceeds_l2}};
+  if (!rotation.limited_by.empty()) j["limited_by"] = rotation.limited_by;
+  return j;
+}
+
+}  // namespace mgbench

@@ -1,0 +1,147 @@
+// Noise classification and impossible-value flags (see point_quality.hpp).
+#include "mgbench/model/point_quality.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace mgbench {
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// One reason name in words ("sw_power_cap" -> "power cap").
+std::string cause_word(const std::string& reason) {
+  const std::string r = lower(reason);
+  if (r.find("power_brake") != std::string::npos) return "power brake";
+  if (r.find("power") != std::string::npos) return "power cap";
+  if (r.find("thermal") != std::string::npos) return "thermal";
+  if (r.find("hw_slowdown") != std::string::npos) return "HW slowdown";
+  if (r.find("idle") != std::string::npos || r.find("app") != std::string::npos) return "";
+  return reason;
+}
+
+std::string percent(double fraction) { return fmt::format("{:.2f} %", fraction * 100.0); }
+
+}  // namespace
+
+std::string clock_limit_cause(const Json& telemetry) {
+  std::set<std::string> causes;
+  if (!telemetry.is_object() || !telemetry.contains("gpus") || !telemetry["gpus"].is_array()) {
+    return {};
+  }
+  for (const Json& gpu : telemetry["gpus"]) {
+    if (!gpu.is_object() || !gpu.contains("throttle_reasons")) continue;
+    const Json& reasons = gpu["throttle_reasons"];
+    if (!reasons.is_array()) continue;
+    for (const Json& r : reasons) {
+      if (!r.is_string()) continue;
+      const std::string word = cause_word(r.get<std::string>());
+      if (!word.empty()) causes.insert(word);
+    }
+  }
+  std::string out;
+  for (const std::string& c : causes) out += (out.empty() ? "" : ", ") + c;
+  return out;
+}
+
+NoiseAssessment assess_noise(const Statistics& stats, double threshold, const Json& telemetry) {
+  NoiseAssessment a;
+  if (stats.n == 0 || !(stats.median > 0)) return a;
+  a.ci_half_width = (stats.ci_high - stats.ci_low) / 2.0 / stats.median;
+  a.spread = stats.rel_stdev;
+  a.noisy = a.ci_half_width > threshold;
+  a.oscillating = !a.noisy && a.spread > threshold;
+  if (a.noisy || a.oscillating) a.cause = clock_limit_cause(telemetry);
+  const std::string because = a.cause.empty() ? "" : " (clocks limited by " + a.cause + ")";
+  if (a.noisy) {
+    a.reason = fmt::format("median uncertain: 95 % CI +/- {} over {} samples, above {}{}",
+                           percent(a.ci_half_width), stats.n, percent(threshold), because);
+  } else if (a.oscillating) {
+    a.reason = fmt::format("samples oscillate {} (stdev) but the median is certain to +/- {}{}",
+                           percent(a.spread), percent(a.ci_half_width), because);
+  }
+  return a;
+}
+
+Json spread_json(const NoiseAssessment& noise) {
+  Json j{{"rel_stdev", noise.spread},
+         {"median_ci_half_width", noise.ci_half_width},
+         {"oscillating", noise.oscillating}};
+  if (!noise.cause.empty()) j["cause"] = noise.cause;
+  if (!noise.reason.empty()) j["reason"] = noise.reason;
+  return j;
+}
+
+double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz) {
+  if (bus_width_bits <= 0 || mem_clock_khz <= 0) return 0;
+  return static_cast<double>(bus_width_bits) / 8.0 * static_cast<double>(mem_clock_khz) * 1e3 *
+         2.0 / 1e9;
+}
+
+std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype) {
+  // Dense peaks of the SXM parts (H100 and H200 share them), per dtype.
+  const std::string name = lower(hw.gpu_name);
+  const bool hopper_sxm = hw.cc_major == 9 && hw.cc_minor == 0 &&
+                          (name.find("h100") != std::string::npos ||
+                           name.find("h200") != std::string::npos) &&
+                          name.find("pcie") == std::string::npos &&
+                          name.find("nvl") == std::string::npos;
+  if (!hopper_sxm) return std::nullopt;
+  if (dtype == "bf16" || dtype == "fp16") return 989.4;
+  if (dtype == "tf32") return 494.7;
+  if (dtype == "fp8" || dtype == "e4m3" || dtype == "e5m2") return 1978.9;
+  if (dtype == "fp32") return 66.9;
+  return std::nullopt;
+}
+
+std::vector<PointFlag> impossible_values(const Json& metrics, const Params& params,
+                                         const std::vector<LimitCheck>& checks,
+                                         const HardwareLimits& hw) {
+  std::vector<PointFlag> flags;
+  for (const LimitCheck& c : checks) {
+    if (!metrics.is_object() || !metrics.contains(c.metric) || !metrics[c.metric].is_number()) {
+      continue;
+    }
+    const double value = metrics[c.metric].get<double>();
+    std::optional<double> limit;
+    std::string what;
+    if (c.kind == LimitKind::tflops) {
+      const std::string dtype =
+          params.is_object() && params.contains(c.dtype_param) && params[c.dtype_param].is_string()
+              ? params[c.dtype_param].get<std::string>()
+              : "";
+      limit = datasheet_tflops(hw, dtype);
+      what = fmt::format("the {} datasheet peak of {} ({} TFLOP/s)", dtype, hw.gpu_name,
+                         limit ? *limit : 0.0);
+    } else if (hw.hbm_GBps > 0) {
+      limit = c.kind == LimitKind::copy ? hw.hbm_GBps / 2.0 : hw.hbm_GBps;
+      what = fmt::format("the {} limit of HBM ({:.0f} GB/s from bus width x memory clock{})",
+                         c.kind == LimitKind::copy ? "copy" : "traffic", *limit,
+                         c.kind == LimitKind::copy ? ", halved: a copy reads and writes" : "");
+    }
+    if (!limit || !(value > *limit)) continue;
+    flags.push_back({"impossible", c.metric,
+                     fmt::format("{} = {:.4g} is above {}: served from cache or mis-measured",
+                                 c.metric, value, what)});
+  }
+  return flags;
+}
+
+Json flags_json(const std::vector<PointFlag>& flags) {
+  Json out = Json::array();
+  for (const PointFlag& f : flags) {
+    out.push_back({{"kind", f.kind}, {"metric", f.metric}, {"reason", f.reason}});
+  }
+  return out;
+}
+
+}  // namespace mgbench
