@@ -358,7 +358,7 @@ def gemm_section(args):
 
 
 def default_mgbench():
-    built = os.path.join(os.path.dirname(SCRIPTS), "build", "ci", "mgbench")
+    built = os.path.join(os.path.dirname(SCRIPTS), "build", "ci", "bin", "mgbench")
     return built if os.access(built, os.X_OK) else (shutil.which("mgbench") or "mgbench")
 
 
