@@ -8,7 +8,12 @@
 //                 (kernels/allreduce.hpp); algo=auto picks by size. The algorithm used is
 //                 reported per rank in extra.ranks[].details.algo. Waived without peer access.
 // Formulas, as nccl-tests (t = the slowest rank's median seconds per op):
-//   time_us = t * 1e6;  algbw = bytes / t / 1e9 GB/s;  busbw = algbw * 2(n-1)/n (0 on 1 GPU).
+//   time_us = t * 1e6;  algbw = bytes / t / 1e9 GB/s;  busbw = algbw * 2(n-1)/n (absent on
+//   1 GPU: undefined, shown as a dash). A 1-GPU in-place point is waived (NCCL moves nothing).
+// Timing (measurement.hpp): default host, as nccl-tests; below 1 MiB the point is also timed
+// device-side (metrics host_time_us and device_time_us). Cache: default cold, every op on the
+// next of a rotation of buffer sets larger than twice the L2 cache; algbw above HBM's copy
+// limit is flagged impossible.
 // Summary: plateau busbw = median busbw over the ok points of >= 64 MiB, per (gpus, impl,
 // dtype, inplace).
 // Verification on every point, as nccl-tests: inputs are small integers (-2, -1, 1, 2 from
@@ -51,6 +56,11 @@ namespace {
 
 constexpr std::uint32_t kSeed = 0x6d676231;
 constexpr std::uint64_t kNoCount = ~std::uint64_t{0};
+// Buffer sets of a rotation start on this alignment (NCCL and the own kernels like 256).
+constexpr std::size_t kSlotAlign = 256;
+// Messages below this are also timed with the other launch method (device and host side by
+// side): there, launch cost is a large share of the time.
+constexpr std::uint64_t kTimeBothBelowBytes = std::uint64_t{1} << 20;
 
 // The kernels move 16-byte packs: every device buffer here has at least 16 bytes.
 DeviceBuffer device_buffer(std::size_t bytes) {
@@ -99,6 +109,8 @@ struct GroupState {
 };
 
 // Shared by both implementations: buffers, initialisation and verification.
+// Consecutive ops use the buffer sets of a rotation in turn (cache=cold: more than twice the
+// L2 cache in all, so every op reads its input from HBM; cache=hot: one set).
 class AllreducePoint : public RankPoint {
  public:
   explicit AllreducePoint(RankEnv& env) : env_(env) {
@@ -106,17 +118,29 @@ class AllreducePoint : public RankPoint {
     dtype_ = reduce_dtype_from_string(param_str(p, "dtype"));
     count_ = static_cast<std::size_t>(param_int(p, "count"));
     inplace_ = param_bool(p, "inplace");
-    const std::size_t bytes = count_ * kernels::dtype_size(dtype_);
-    send_ = device_buffer(bytes);
-    if (!inplace_) recv_ = device_buffer(bytes);
+    const std::size_t bytes = std::max<std::size_t>(count_ * kernels::dtype_size(dtype_), 16);
+    stride_ = (bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
+    rotation_ = env.rotation(stride_ * (inplace_ ? 1 : 2));
+    send_ = device_buffer(stride_ * rotation_.sets);
+    if (!inplace_) recv_ = device_buffer(stride_ * rotation_.sets);
     initialise();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
   }
 
-  void enqueue() final { run_once(); }
+  void enqueue() final {
+    last_ = next_;
+    run_once(last_);
+    next_ = (next_ + 1) % rotation_.sets;
+  }
 
-  // A fresh single op after sampling (in-place ops have changed the input), checked
-  // element by element; the wrong counts are summed over ranks (collective).
+  Json rank_details() override {
+    return Json{{"peak_bytes", send_.bytes() + recv_.bytes()},
+                {"rotation", rotation_json(rotation_)}};
+  }
+
+  // The output the last timed op left (out-of-place: its input is unchanged), then a fresh
+  // op on every buffer set (in-place ops have changed the input), checked element by
+  // element; the wrong counts are summed over ranks (collective).
   Verification verify() final {
     Verification v;
     std::uint64_t wrong = 0;
@@ -124,12 +148,13 @@ class AllreducePoint : public RankPoint {
     bool issued = false;
     try {
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+      if (!inplace_) wrong = count_wrong(last_);
       initialise();
-      run_once();
+      for (std::size_t slot = 0; slot < rotation_.sets; ++slot) run_once(slot);
       issued = true;
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
       after_op(v);
-      wrong = count_wrong();
+      for (std::size_t slot = 0; slot < rotation_.sets; ++slot) wrong += count_wrong(slot);
     } catch (...) {
       error = std::current_exception();
       if (!issued) abandon_collective();  // the peers' op would wait for this rank forever
@@ -145,8 +170,9 @@ class AllreducePoint : public RankPoint {
     }
     v.details["wrong"] = total;
     v.details["wrong_on_rank"] = wrong;
-    v.details["checked"] =
-        static_cast<std::uint64_t>(count_) * static_cast<std::uint64_t>(env_.nranks);
+    v.details["checked"] = static_cast<std::uint64_t>(count_) *
+                           static_cast<std::uint64_t>(env_.nranks) *
+                           static_cast<std::uint64_t>(rotation_.sets + (inplace_ ? 0 : 1));
     if (total != 0 && v.ok) {
       v.ok = false;
       v.message = fmt::format("{} of {} elements differ from the exact sum ({} on rank {})",
@@ -156,11 +182,14 @@ class AllreducePoint : public RankPoint {
   }
 
  protected:
-  virtual void run_once() = 0;            // enqueues one op on env_.stream
+  virtual void run_once(std::size_t slot) = 0;  // enqueues one op on env_.stream
   virtual void after_op(Verification&) {}  // implementation-specific health checks
   virtual void abandon_collective() {}      // this rank will not join the op it owes
 
-  void* out() const { return inplace_ ? send_.get() : recv_.get(); }
+  void* in(std::size_t slot) const { return static_cast<char*>(send_.get()) + slot * stride_; }
+  void* out(std::size_t slot) const {
+    return static_cast<char*>(inplace_ ? send_.get() : recv_.get()) + slot * stride_;
+  }
 
   RankEnv env_;
   kernels::DType dtype_ = kernels::DType::fp32;
@@ -169,21 +198,24 @@ class AllreducePoint : public RankPoint {
   DeviceBuffer send_, recv_;
 
  private:
-  // This rank's input pattern; the output poisoned (NaN / INT32_MIN: never a valid sum).
+  // This rank's input pattern in every set; the outputs poisoned (NaN / INT32_MIN: never a
+  // valid sum).
   void initialise() {
-    MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(send_.get(), count_, dtype_,
-                                                     env_.rank, kSeed, env_.stream));
+    for (std::size_t slot = 0; slot < rotation_.sets; ++slot) {
+      MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(in(slot), count_, dtype_, env_.rank,
+                                                       kSeed, env_.stream));
+    }
     if (!inplace_) {
-      MGBENCH_CUDA_CHECK(
-          kernels::fill_poison(recv_.get(), count_, dtype_, env_.stream));
+      MGBENCH_CUDA_CHECK(kernels::fill_poison(recv_.get(), recv_.bytes() / kernels::dtype_size(dtype_),
+                                              dtype_, env_.stream));
     }
   }
 
-  std::uint64_t count_wrong() {
+  std::uint64_t count_wrong(std::size_t slot) {
     DeviceBuffer counter = device_buffer(sizeof(unsigned long long));
     auto* c = static_cast<unsigned long long*>(counter.get());
     MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
-    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(), count_, dtype_,
+    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(slot), count_, dtype_,
                                                       env_.nranks, kSeed, c, env_.stream));
     unsigned long long host = 0;
     MGBENCH_CUDA_CHECK(
@@ -191,6 +223,10 @@ class AllreducePoint : public RankPoint {
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
     return host;
   }
+
+  std::size_t stride_ = 0;  // bytes between consecutive buffer sets
+  Rotation rotation_;
+  std::size_t next_ = 0, last_ = 0;  // the set of the next op, of the last op
 };
 
 class NcclPoint final : public AllreducePoint {
@@ -202,11 +238,11 @@ class NcclPoint final : public AllreducePoint {
   }
 
  protected:
-  void run_once() override {
+  void run_once(std::size_t slot) override {
     if (owner_ != nullptr) {
-      owner_->allreduce(owner_rank_, send_.get(), out(), count_, datatype_, env_.stream);
+      owner_->allreduce(owner_rank_, in(slot), out(slot), count_, datatype_, env_.stream);
     } else {
-      nccl_allreduce(env_.comm, send_.get(), out(), count_, datatype_, env_.stream);
+      nccl_allreduce(env_.comm, in(slot), out(slot), count_, datatype_, env_.stream);
     }
   }
 
@@ -235,10 +271,16 @@ class PeerPoint final : public AllreducePoint {
     chosen_ = peer_.resolve(count_, dtype_, algo_);
   }
 
-  Json rank_details() override { return Json{{"algo", to_string(chosen_)}}; }
+  Json rank_details() override {
+    Json d = AllreducePoint::rank_details();
+    d["algo"] = to_string(chosen_);
+    return d;
+  }
 
  protected:
-  void run_once() override { peer_.run(send_.get(), out(), count_, dtype_, env_.stream, algo_); }
+  void run_once(std::size_t slot) override {
+    peer_.run(in(slot), out(slot), count_, dtype_, env_.stream, algo_);
+  }
 
   // abandon_collective: nothing to do, the peers' barriers give up after the gate timeout.
   void after_op(Verification& v) override {
@@ -256,6 +298,8 @@ class PeerPoint final : public AllreducePoint {
 };
 
 std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
+  const std::string waived = allreduce::waiver(env.nranks, param_bool(*env.params, "inplace"));
+  if (!waived.empty()) throw WaivedError(waived);
   const std::string impl = param_str(*env.params, "impl");
   if (impl == "nccl") return std::make_unique<NcclPoint>(env);
   if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
@@ -281,6 +325,14 @@ GroupRunner allreduce_runner() {
   return [](GroupContext& ctx) {
     auto state = std::make_shared<GroupState>(ctx.spec);
     RunnerOptions options;
+    // Default host: nccl-tests' method, and the latency an eagerly launching framework waits
+    // for; small messages are also timed device-side, shown next to it (docs/METHODOLOGY.md).
+    options.default_timing = TimingMethod::host;
+    options.default_cache = CacheMode::cold;
+    options.time_both = [](const Params& p) {
+      return static_cast<std::uint64_t>(param_int(p, "bytes")) < kTimeBothBelowBytes;
+    };
+    options.limits = {LimitCheck{"algbw_GBps", LimitKind::copy}};
     for (const auto& point : ctx.spec.points) {
       const std::string impl = point.params.value("impl", std::string());
       options.needs_nccl = options.needs_nccl || impl == "nccl";
@@ -330,10 +382,15 @@ mgbench::Presentation allreduce_presentation() {
                  .column(ColumnSpec::metric("time_us", "time (us)")
                              .format(ValueFormat::fixed, 2)
                              .or_median(1e6))
+                 .column(ColumnSpec::metric("device_time_us", "device (us)")
+                             .format(ValueFormat::fixed, 2))
+                 .column(ColumnSpec::metric("host_time_us", "host-launched (us)")
+                             .format(ValueFormat::fixed, 2))
                  .column(ColumnSpec::metric("algbw_GBps", "algbw (GB/s)")
                              .format(ValueFormat::fixed, 2))
                  .column(ColumnSpec::metric("busbw_GBps", "busbw (GB/s)")
-                             .format(ValueFormat::fixed, 2))
+                             .format(ValueFormat::fixed, 2)
+                             .when_absent("\u2014"))
                  .column(ColumnSpec::verification("wrong", "#wrong", "N/A"))
                  .tail())
       .chart(ChartSpec::scaling())
@@ -362,7 +419,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .summary("Sum all-reduce across the group: NCCL and the own peer-to-peer kernels, "
                  "nccl-tests' metrics")
         .formulas("t = slowest rank's median time per op; algbw = bytes / t / 1e9 GB/s; "
-                  "busbw = algbw * 2(n-1)/n (nccl-tests; 0 on one GPU). Summary: plateau "
+                  "busbw = algbw * 2(n-1)/n (nccl-tests; undefined on one GPU). Summary: plateau "
                   "busbw = median busbw over sizes >= 64 MiB.")
         .requirements("impl=mgbench: peer access between every pair of GPUs of the group "
                       "(else waived), at most 16 GPUs")
@@ -386,6 +443,8 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(mgbench::Axis::text("algo", {"auto"})
                   .allowed({"auto", "one_shot", "two_shot"})
                   .describe("impl=mgbench only: auto picks one-shot for small messages"))
+        .axis(mgbench::timing_axis("host"))
+        .axis(mgbench::cache_axis("cold"))
         .expand(mgbench::bench::allreduce::expand_points)
         .summarize(mgbench::bench::allreduce::plateau_summary)
         .throughput("busbw_GBps", "GB/s")

@@ -8,6 +8,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
+#include "mgbench/model/measurement.hpp"
 #include "mgbench/model/stats.hpp"
 
 namespace mgbench::bench::allreduce {
@@ -26,10 +27,19 @@ double busbw_gbps(std::uint64_t bytes, double seconds, int nranks) {
   return algbw_gbps(bytes, seconds) * busbw_factor(nranks);
 }
 
+std::string waiver(int nranks, bool inplace) {
+  if (nranks == 1 && inplace) {
+    return "an in-place all-reduce on one GPU moves nothing (NCCL returns at once): no time or "
+           "bandwidth to measure";
+  }
+  return {};
+}
+
 Json metrics(std::uint64_t bytes, int nranks, double seconds) {
-  return Json{{"time_us", seconds * 1e6},
-              {"algbw_GBps", algbw_gbps(bytes, seconds)},
-              {"busbw_GBps", busbw_gbps(bytes, seconds, nranks)}};
+  Json m{{"time_us", seconds * 1e6}, {"algbw_GBps", algbw_gbps(bytes, seconds)}};
+  // One rank has no bus: busbw is undefined there (absent, shown as a dash), not zero.
+  if (nranks > 1) m["busbw_GBps"] = busbw_gbps(bytes, seconds, nranks);
+  return m;
 }
 
 std::vector<std::uint64_t> size_list(std::uint64_t min_bytes, std::uint64_t max_bytes,
@@ -130,7 +140,7 @@ std::vector<Params> expand_points(const AxisValues& values) {
       }
     }
   }
-  return points;
+  return with_measurement_axes(points, values);
 }
 
 Json plateau_summary(const std::vector<PointResult>& points) {

@@ -15,12 +15,14 @@
 #include <spdlog/spdlog.h>
 
 #include "group_shared.hpp"
+#include "timing_methods.hpp"
 #include "mgbench/bench/batch_boundary.hpp"
 #include "mgbench/bench/cpu_affinity.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/watchdog_deadline.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/point_quality.hpp"
 #include "mgbench/model/stats.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/platform/fingerprint.hpp"
@@ -41,6 +43,8 @@ constexpr double kVerifyWindowS = 5.0;
 constexpr double kDrainSlackS = 5.0;
 // Communicator creation may take this share of the group timeout.
 constexpr double kInitShareOfGroupTimeout = 0.5;
+// Samples of the second timing method of a point timed both ways (RunnerOptions::time_both).
+constexpr int kSecondMethodSamples = 25;
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
@@ -78,7 +82,7 @@ struct PointRun {
   Json rank_detail = Json::object();
   Verification verification;
   std::size_t reps = 1;
-  bool noisy = false;
+  double second_s = 0;  // seconds per op with the other timing method (time_both), else 0
   RankOutcome combined;
 };
 
@@ -272,6 +276,8 @@ class GroupRun {
     p.env.params = &p.planned.params;
     p.env.settings = &ctx_.spec.settings;
     p.env.shared = shared_.get();
+    p.env.timing = timing_of(p.planned.params, options_.default_timing);
+    p.env.cache = cache_of(p.planned.params, options_.default_cache);
   }
 
   // Setup: the workload's factory (allocation, initialisation) on every rank.
@@ -336,29 +342,39 @@ class GroupRun {
     const RunSettings& settings = ctx_.spec.settings;
     // Ops per sample: enough for target_sample_s, few enough that everything queued behind
     // the gate neither fills the launch queue nor blocks NCCL's enqueue (watchdog_deadline.hpp).
-    p.reps = static_cast<std::size_t>(ops_per_sample(settings, op_s, options_.needs_nccl));
+    // Host-launched samples have no closed gate to queue behind: the NCCL cap does not apply.
+    const bool gated = p.env.timing == TimingMethod::device;
+    p.reps = static_cast<std::size_t>(ops_per_sample(settings, op_s, options_.needs_nccl && gated));
     const double slowdown = settings.test_slowdown;
     const auto busy_ns = static_cast<std::uint64_t>(std::max(0.0, slowdown) * op_s *
                                                     static_cast<double>(p.reps) * 1e9);
     if (p.rank == 0 && ctx_.observer) ctx_.observer->begin_point(ctx_.spec.devices);
     p.record.per_rank.assign(1, {});
     std::vector<double> sample_totals;
+    // timing=graph: the sample's ops captured once, the graph launched per sample.
+    std::unique_ptr<CapturedOps> graph;
+    if (p.env.timing == TimingMethod::graph) {
+      graph = std::make_unique<CapturedOps>(p.res.stream, enqueue, static_cast<int>(p.reps));
+    }
+    const std::function<void()> launch_graph = [&] { graph->launch(p.res.stream); };
+    const int launches = graph ? 1 : static_cast<int>(p.reps);
     const double loop_start = now_s();
     while (true) {
-      const auto [slowest, own] =
-          shared_->timed_sample(p.rank, enqueue, static_cast<int>(p.reps), busy_ns);
+      const auto [slowest, own] = shared_->timed_sample(p.rank, graph ? launch_graph : enqueue,
+                                                        launches, busy_ns, gated);
       p.record.headline.push_back(slowest / static_cast<double>(p.reps));
       p.record.per_rank[0].push_back(own / static_cast<double>(p.reps));
       sample_totals.push_back(slowest);  // whole samples: min_time counts measured time
       int decision = 0;
       if (p.rank == 0) decision = stop_decision(sample_totals, now_s() - loop_start);
       decision = shared_->broadcast(p.rank, decision, shared_->int_slot);
-      if (decision != 0) {
-        p.noisy = decision == 2;
-        break;
-      }
+      if (decision != 0) break;
     }
     if (p.rank == 0 && ctx_.observer) p.result.telemetry = ctx_.observer->end_point();
+    if (options_.time_both && options_.time_both(p.planned.params)) {
+      p.second_s = time_with_method(*shared_, p.rank, enqueue, static_cast<int>(p.reps),
+                                    other_method(p.env.timing), kSecondMethodSamples);
+    }
   }
 
   // 0: keep going, 1: converged, 2: noisy (stop).
@@ -452,10 +468,10 @@ class GroupRun {
     const RankOutcome& combined = p.combined;
     result.status = combined.status;
     result.message = combined.message;
-    result.noisy = p.noisy;
     result.ops_per_sample = p.reps;
     result.samples = p.record.headline;
     result.stats = compute_statistics(p.record.headline);
+    record_method_and_noise(p);
     for (int r = 0; r < n_; ++r) {
       result.ranks.push_back({r, ctx_.spec.devices[r], g.medians[r], g.means[r]});
     }
@@ -476,11 +492,37 @@ class GroupRun {
     if (have_peak) result.memory["peak_bytes"] = peak;
     if (combined.status == Status::ok && !p.record.headline.empty() && metrics_) {
       add_metrics(result, g.details[0]["details"]);
+      add_method_metrics(result, p.second_s);
     }
     boundary_.record(p.planned.params, combined.status);
     result.wall_s = now_s() - p.t0;
     reported_ = p.planned.index;
     ctx_.sink.point_finished(result);
+  }
+
+  // How the point was measured, and whether its median is uncertain (point_quality.hpp).
+  void record_method_and_noise(PointRun& p) const {
+    PointResult& result = p.result;
+    result.timing = to_string(p.env.timing);
+    result.cache = to_string(p.env.cache);
+    if (result.samples.empty()) return;
+    const NoiseAssessment noise = assess_noise(
+        result.stats, ctx_.spec.settings.stopping.max_noise, result.telemetry);
+    result.noisy = noise.noisy;
+    result.spread = spread_json(noise);
+  }
+
+  // The point's time per op with each method it was timed with, and its impossible values.
+  void add_method_metrics(PointResult& result, double second_s) const {
+    const TimingMethod method = timing_from_string(result.timing);
+    if (second_s > 0) {
+      result.metrics[std::string(to_string(method)) + "_time_us"] = result.stats.median * 1e6;
+      result.metrics[std::string(to_string(other_method(method))) + "_time_us"] = second_s * 1e6;
+    }
+    if (!options_.limits.empty()) {
+      result.flags = flags_json(impossible_values(result.metrics, result.params, options_.limits,
+                                                  device_limits(ctx_.spec.devices.at(0))));
+    }
   }
 
   void add_metrics(PointResult& result, const Json& rank0_details) const {

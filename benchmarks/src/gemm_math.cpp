@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "mgbench/bench/gemm_math.hpp"
+
+#include "mgbench/model/measurement.hpp"
 #include "mgbench/core/checked_math.hpp"
 #include "mgbench/core/error.hpp"
 
@@ -150,7 +152,7 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
       }
     }
   }
-  return points;
+  return with_measurement_axes(points, values);
 }
 
 }  // namespace mgbench::bench

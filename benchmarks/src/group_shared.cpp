@@ -150,10 +150,12 @@ std::vector<void*> GroupShared::all_gather_ptr(int rank, void* mine) {
 
 void GroupShared::enqueue_gated(RankResources& res, int generation,
                                 const std::function<void()>& enqueue, int reps,
-                                std::uint64_t extra_busy_ns) {
-  MGBENCH_CUDA_CHECK(kernels::launch_start_gate(
-      gate_.flag, generation, static_cast<std::uint64_t>(settings_.gate_timeout_s * 1e9),
-      res.gate_timed_out, res.stream));
+                                std::uint64_t extra_busy_ns, bool gated) {
+  if (gated) {
+    MGBENCH_CUDA_CHECK(kernels::launch_start_gate(
+        gate_.flag, generation, static_cast<std::uint64_t>(settings_.gate_timeout_s * 1e9),
+        res.gate_timed_out, res.stream));
+  }
   MGBENCH_CUDA_CHECK(cudaEventRecord(res.start, res.stream));
   for (int i = 0; i < reps; ++i) enqueue();
   if (extra_busy_ns > 0) {
@@ -172,13 +174,15 @@ double GroupShared::finish_sample(RankResources& res) {
 
 std::pair<double, double> GroupShared::timed_sample(int rank,
                                                     const std::function<void()>& enqueue,
-                                                    int reps, std::uint64_t extra_busy_ns) {
+                                                    int reps, std::uint64_t extra_busy_ns,
+                                                    bool gated) {
   RankResources& res = resources(rank);
   const int generation = next_generation_ + 1;  // identical on all ranks (read before barrier)
   std::exception_ptr error;
   *res.gate_timed_out = 0;  // the previous gate kernel has finished
+  if (!gated) barrier(rank, "sample: launch together");
   try {
-    enqueue_gated(res, generation, enqueue, reps, extra_busy_ns);
+    enqueue_gated(res, generation, enqueue, reps, extra_busy_ns, gated);
   } catch (...) {
     error = std::current_exception();
   }

@@ -103,8 +103,11 @@ class GroupShared {
   std::vector<void*> all_gather_ptr(int rank, void* mine);
   // One collective timed sample: gate, `reps` calls of enqueue, slowest rank's seconds.
   // Every rank calls it; returns the max over ranks (seconds for all reps) and this rank's.
+  // gated = false (timing=host/graph): no gate; the ranks meet on the host, then each
+  // launches its reps back to back between its two events, launch cost included.
   std::pair<double, double> timed_sample(int rank, const std::function<void()>& enqueue,
-                                         int reps, std::uint64_t extra_busy_ns);
+                                         int reps, std::uint64_t extra_busy_ns,
+                                         bool gated = true);
   // Combines one outcome per rank (collective); returns the worst.
   RankOutcome combine(int rank, const RankOutcome& mine);
   // Broadcast of a value from rank 0 (collective).
@@ -136,7 +139,7 @@ class GroupShared {
  private:
   // Enqueues the gate, `reps` ops and the busy wait behind it (this rank's part).
   void enqueue_gated(RankResources& res, int generation, const std::function<void()>& enqueue,
-                     int reps, std::uint64_t extra_busy_ns);
+                     int reps, std::uint64_t extra_busy_ns, bool gated);
   // Rank 0, once every rank has enqueued: arms the watchdog for the sample, opens the gate,
   // and aborts the communicators at once when a rank failed to enqueue.
   void open_gate(int generation, int reps, std::uint64_t extra_busy_ns,

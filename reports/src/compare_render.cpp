@@ -182,7 +182,7 @@ void render_points(std::ostream& out, const Comparison& cmp) {
 
 void render_unmatched(std::ostream& out, const Comparison& cmp) {
   if (!cmp.not_compared.empty()) {
-    out << "Not compared (not ok in both runs):\n";
+    out << "Not compared (not ok in both runs, or measured differently):\n";
     for (const NotCompared& p : cmp.not_compared) {
       out << "  " << one_line(point_label(p.workload, p.params, p.gpus)) << ": base "
           << to_string(p.base_status) << ", new " << to_string(p.new_status)

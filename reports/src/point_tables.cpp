@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 
@@ -117,8 +118,9 @@ std::optional<double> metric_value(const PointResult& p, const ColumnSpec& c) {
 
 std::string metric_cell(const PointResult& p, const ColumnSpec& c) {
   const auto v = metric_value(p, c);
-  if (!v) return {};
+  if (!v) return p.status == Status::ok ? c.missing : "";
   std::string text = format_value(*v, c.format_, c.digits);
+  if (metric_flagged(p.flags, c.key)) text += " (impossible)";
   if (!c.share_of.empty()) {
     auto whole = point_metric(p, c.share_of);
     if (!whole && p.stats.n > 0) whole = p.stats.median;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/format.hpp"
 
@@ -291,6 +292,7 @@ RowTone tone_of(Status status, bool noisy) {
 std::string status_text(const PointResult& point) {
   std::string s = to_string(point.status);
   if (point.noisy) s += " (noisy)";
+  if (!point.flags.empty()) s += " (flagged)";
   if (!point.message.empty() && point.status != Status::ok) s += ": " + one_line(point.message);
   return s;
 }
@@ -396,10 +398,13 @@ Table points_table(const RunResult& run) {
   for (const auto* p : points) {
     std::string status = to_string(p->status);
     if (p->noisy) status += " (noisy)";
+    if (!p->flags.empty()) status += " (flagged)";
+    const std::string note = p->status == Status::ok ? quality_note(p->spread, p->flags) : "";
     t.add_row(
         {std::to_string(p->index), p->workload, params_label(p->params), std::to_string(p->gpus),
-         devices_text(p->devices), median_text(*p), noise_text(*p), status, one_line(p->message)},
-        tone_of(p->status, p->noisy));
+         devices_text(p->devices), median_text(*p), noise_text(*p), status,
+         one_line(note.empty() ? p->message : note)},
+        tone_of(p->status, p->noisy || !p->flags.empty()));
   }
   return t;
 }

@@ -47,9 +47,10 @@ TEST_CASE("busbw applies nccl-tests' 2(n-1)/n factor", "[allreduce]") {
   CHECK(ar::busbw_gbps(std::uint64_t{1} << 30, 0.01, 8) == Approx(107.3741824 * 1.75));
 }
 
-TEST_CASE("busbw is zero with one rank while algbw is not", "[allreduce]") {
+TEST_CASE("busbw is absent (undefined, not zero) with one rank while algbw is not", "[allreduce]") {
   const Json m = ar::metrics(1000, 1, 1e-6);
-  CHECK(m["busbw_GBps"].get<double>() == 0.0);
+  CHECK_FALSE(m.contains("busbw_GBps"));
+  CHECK(ar::metrics(1000, 2, 1e-6)["busbw_GBps"].get<double>() == Approx(1.0));
   CHECK(m["algbw_GBps"].get<double>() == Approx(1.0));
   CHECK(m["time_us"].get<double>() == Approx(1.0));
 }
@@ -247,4 +248,22 @@ TEST_CASE("all-reduce dtypes parse into the one dtype enum", "[allreduce]") {
           "unknown all-reduce dtype 'tf32' (expected fp32, bf16, fp16 or int32)");
   }
   CHECK_THROWS_AS(mgbench::bench::dtype_from_string("fp32", {}, "x"), mgbench::UsageError);
+}
+
+TEST_CASE("a 1-rank in-place all-reduce is waived with its reason, nothing else is", "[allreduce]") {
+  CHECK(ar::waiver(1, true).find("moves nothing") != std::string::npos);
+  CHECK(ar::waiver(1, false).empty());
+  CHECK(ar::waiver(2, true).empty());
+}
+
+TEST_CASE("all-reduce points multiply by the chosen timing methods and cache modes", "[allreduce]") {
+  mgbench::AxisValues values;
+  values["bytes"] = {Json(1024)};
+  values["timing"] = {Json("device"), Json("host")};
+  values["cache"] = {Json("cold")};
+  const auto points = ar::expand_points(values);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0]["timing"] == "device");
+  CHECK(points[1]["timing"] == "host");
+  CHECK(points[1]["cache"] == "cold");
 }

@@ -75,6 +75,69 @@ MatchResult match_points(const std::vector<PointResult>& base,
   return result;
 }
 
+// ---- measurement method ---------------------------------------------------------------------
+
+// The point's timing method or cache mode: recorded, else its parameter, else what mgbench
+// did before it recorded them (gated device timing on hot buffers).
+std::string method_field(const PointResult& p, const std::string& recorded, const char* param,
+                         const char* before) {
+  if (!recorded.empty()) return recorded;
+  if (p.params.is_object() && p.params.contains(param) && p.params[param].is_string()) {
+    return p.params[param].get<std::string>();
+  }
+  return before;
+}
+
+// "" when both points were measured the same way, else how they differ, in words.
+std::string method_difference(const PointResult& b, const PointResult& n) {
+  std::string out;
+  const auto differ = [&](const char* what, const std::string& x, const std::string& y) {
+    if (x != y) out += (out.empty() ? "" : ", ") + std::string(what) + " " + x + " (base) vs " + y + " (new)";
+  };
+  differ("timing", method_field(b, b.timing, "timing", "device"),
+         method_field(n, n.timing, "timing", "device"));
+  differ("cache", method_field(b, b.cache, "cache", "hot"), method_field(n, n.cache, "cache", "hot"));
+  return out;
+}
+
+// point_key without the timing and cache parameters.
+std::string method_free_key(const PointResult& p) {
+  PointResult q;
+  q.workload = p.workload;
+  q.gpus = p.gpus;
+  q.params = p.params;
+  if (q.params.is_object()) {
+    q.params.erase("timing");
+    q.params.erase("cache");
+  }
+  return point_key(q);
+}
+
+NotCompared refused(const PointResult& b, const PointResult& n, const std::string& difference) {
+  return NotCompared{point_key(b), b.workload, b.params, b.gpus, b.status, n.status,
+                     "measured differently, not comparable: " + difference};
+}
+
+// Points left unmatched only because their timing or cache parameters differ: one refusal
+// each (they leave the unmatched lists).
+std::vector<NotCompared> refuse_method_mismatches(MatchResult& match) {
+  std::vector<NotCompared> out;
+  std::vector<const PointResult*> rest_base;
+  for (const PointResult* b : match.only_base) {
+    const std::string key = method_free_key(*b);
+    const auto it = std::find_if(match.only_new.begin(), match.only_new.end(),
+                                 [&](const PointResult* n) { return method_free_key(*n) == key; });
+    if (it == match.only_new.end()) {
+      rest_base.push_back(b);
+      continue;
+    }
+    out.push_back(refused(*b, **it, method_difference(*b, **it)));
+    match.only_new.erase(it);
+  }
+  match.only_base = std::move(rest_base);
+  return out;
+}
+
 UnmatchedPoint unmatched(const PointResult& p) {
   return UnmatchedPoint{point_key(p), p.workload, p.params, p.gpus, p.status};
 }
@@ -278,7 +341,15 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
   cmp.fingerprint_differs = !fb.empty() && !fn.empty() && fb != fn;
   cmp.hooks_differ = hooks_difference(base, next);
 
-  const MatchResult match = match_points(base.points, next.points);
+  MatchResult match = match_points(base.points, next.points);
+  cmp.not_compared = refuse_method_mismatches(match);
+  if (match.pairs.empty() && !cmp.not_compared.empty()) {
+    const NotCompared& first = cmp.not_compared.front();
+    throw Error(ExitCode::inconclusive,
+                "inconclusive, nothing to compare: " + std::to_string(cmp.not_compared.size()) +
+                    " point(s) match only in a differently measured form (e.g. " +
+                    first.workload + ": " + first.message + ")");
+  }
   if (match.pairs.empty()) {
     throw Error(ExitCode::inconclusive, "inconclusive, nothing to compare: no point of the base run (" +
                      std::to_string(base.points.size()) + ") matches one of the new run (" +
@@ -290,14 +361,22 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
       cmp.not_compared.push_back(not_compared(*b, *n));
       continue;
     }
+    const std::string differs = method_difference(*b, *n);
+    if (!differs.empty()) {
+      cmp.not_compared.push_back(refused(*b, *n, differs));
+      continue;
+    }
     cmp.points.push_back(judge(*b, *n, options, noise));
   }
   if (cmp.points.empty()) {
-    const NotCompared& first = cmp.not_compared.front();
+    const NotCompared& first = cmp.not_compared.back();
+    const bool both_ok = first.base_status == Status::ok && first.new_status == Status::ok;
     throw Error(ExitCode::inconclusive, "inconclusive, nothing to compare: none of the " + std::to_string(match.pairs.size()) +
-                     " matched points is ok in both runs (e.g. " + first.workload + " on " +
-                     std::to_string(first.gpus) + " GPU(s): base " + to_string(first.base_status) +
-                     ", new " + to_string(first.new_status) + ")");
+                     " matched points is ok in both runs and measured the same way (e.g. " +
+                     first.workload + " on " + std::to_string(first.gpus) + " GPU(s): " +
+                     (both_ok ? first.message
+                              : "base " + std::string(to_string(first.base_status)) + ", new " +
+                                    to_string(first.new_status)) + ")");
   }
   for (const PointResult* p : match.only_base) cmp.only_in_base.push_back(unmatched(*p));
   for (const PointResult* p : match.only_new) cmp.only_in_new.push_back(unmatched(*p));

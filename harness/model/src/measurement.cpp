@@ -44,6 +44,39 @@ CacheMode cache_of(const Params& params, CacheMode fallback) {
 std::vector<std::string> timing_names() { return {"device", "host", "graph"}; }
 std::vector<std::string> cache_names() { return {"hot", "cold"}; }
 
+Axis timing_axis(const std::string& standard, std::vector<std::string> allowed) {
+  return Axis::text("timing", {standard})
+      .allowed(std::move(allowed))
+      .describe("device: ops queued behind the start gate, GPU time; host: host-launched back "
+                "to back, launch cost included (nccl-tests); graph: captured in a CUDA graph");
+}
+
+Axis cache_axis(const std::string& standard, std::vector<std::string> allowed) {
+  return Axis::text("cache", {standard})
+      .allowed(std::move(allowed))
+      .describe("cold: operands rotate through buffer sets larger than twice the L2 cache; "
+                "hot: the same buffers every op");
+}
+
+std::vector<Params> with_measurement_axes(const std::vector<Params>& points,
+                                          const AxisValues& values) {
+  std::vector<Params> out = points;
+  for (const char* axis : {"timing", "cache"}) {
+    const auto it = values.find(axis);
+    if (it == values.end() || it->second.empty()) continue;
+    std::vector<Params> next;
+    for (const Params& p : out) {
+      for (const Json& v : it->second) {
+        Params q = p;
+        q[axis] = v;
+        next.push_back(std::move(q));
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
 Rotation plan_rotation(CacheMode mode, std::size_t set_bytes, std::size_t l2_bytes,
                        std::size_t budget_bytes, std::size_t max_sets) {
   Rotation r;

@@ -144,4 +144,29 @@ Json flags_json(const std::vector<PointFlag>& flags) {
   return out;
 }
 
+std::string quality_note(const Json& spread, const Json& flags) {
+  std::string out;
+  const auto add = [&out](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };
+  if (spread.is_object() && spread.contains("reason") && spread["reason"].is_string()) {
+    const bool oscillating = spread.value("oscillating", false);
+    add((oscillating ? "" : "noisy, ") + spread["reason"].get<std::string>());
+  }
+  if (flags.is_array()) {
+    for (const Json& f : flags) {
+      if (f.is_object() && f.contains("reason") && f["reason"].is_string()) {
+        add(f.value("kind", std::string("flagged")) + ": " + f["reason"].get<std::string>());
+      }
+    }
+  }
+  return out;
+}
+
+bool metric_flagged(const Json& flags, const std::string& metric) {
+  if (!flags.is_array()) return false;
+  return std::any_of(flags.begin(), flags.end(), [&](const Json& f) {
+    return f.is_object() && f.contains("metric") && f["metric"].is_string() &&
+           f["metric"].get<std::string>() == metric;
+  });
+}
+
 }  // namespace mgbench

@@ -125,6 +125,11 @@ ColumnSpec ColumnSpec::efficiency() { return column_of(ColumnKind::efficiency, "
 ColumnSpec ColumnSpec::peak_memory(std::string header) {
   return column_of(ColumnKind::peak_memory, "", std::move(header));
 }
+ColumnSpec& ColumnSpec::when_absent(std::string text) {
+  missing = std::move(text);
+  return *this;
+}
+
 ColumnSpec ColumnSpec::verification(std::string field, std::string header, std::string missing) {
   ColumnSpec c = column_of(ColumnKind::verification, std::move(field), std::move(header));
   c.format_ = ValueFormat::count;

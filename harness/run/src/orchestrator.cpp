@@ -19,7 +19,9 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/model/non_finite.hpp"
+#include "mgbench/model/point_quality.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/progress.hpp"
 #include "mgbench/run/worker.hpp"
@@ -240,6 +242,9 @@ void Orchestrator::record(const PointResult& reported) {
     spdlog::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
                  to_string(point.status), point.gpus, point.message,
                  point.noisy ? " (noisy)" : "");
+  } else if (point.noisy || !point.flags.empty()) {
+    spdlog::warn("{} [{}] on {} GPU(s): {}", point.workload, describe_params(point.params),
+                 point.gpus, one_line(quality_note(point.spread, point.flags)));
   } else {
     spdlog::debug("{} [{}] ok: median {:.6g} s", point.workload, describe_params(point.params),
                   point.stats.median);

@@ -20,7 +20,10 @@ inline constexpr std::uint64_t kPlateauMinBytes = std::uint64_t{64} << 20;
 double algbw_gbps(std::uint64_t bytes, double seconds);
 double busbw_factor(int nranks);
 double busbw_gbps(std::uint64_t bytes, double seconds, int nranks);
-// {"time_us", "algbw_GBps", "busbw_GBps"} for the headline seconds per op.
+// Why a point is waived ("" when it runs): one rank in place is a no-op.
+std::string waiver(int nranks, bool inplace);
+// {"time_us", "algbw_GBps", "busbw_GBps"} for the headline seconds per op; no busbw_GBps on
+// one rank (undefined there).
 Json metrics(std::uint64_t bytes, int nranks, double seconds);
 
 // min_bytes, min_bytes*factor, ... up to max_bytes (inclusive when hit). factor >= 2.

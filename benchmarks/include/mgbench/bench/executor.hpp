@@ -17,6 +17,8 @@
 
 #include "mgbench/model/group.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/measurement.hpp"
+#include "mgbench/model/point_quality.hpp"
 
 namespace mgbench::bench {
 
@@ -39,6 +41,13 @@ struct RankEnv {
   const Params* params = nullptr;
   const RunSettings* settings = nullptr;
   GroupShared* shared = nullptr;
+  TimingMethod timing = TimingMethod::device;  // how this point's samples are timed
+  CacheMode cache = CacheMode::hot;            // whether its operands rotate through > 2 x L2
+
+  // The buffer sets this point should cycle through for `set_bytes` per op: one when hot,
+  // enough to exceed twice this device's L2 when cold (bounded by half the free memory and
+  // kMaxRotationSets). The workload allocates them and counts them in its peak_bytes.
+  Rotation rotation(std::size_t set_bytes) const;
 
   // Blocks until every rank of the group arrives (throws RankFailure once the group failed).
   void barrier() const;
@@ -73,6 +82,15 @@ using MetricsFn = std::function<Json(const Params& params, int nranks, double se
 struct RunnerOptions {
   bool needs_nccl = false;         // create one communicator per rank once per group
   bool needs_peer_access = false;  // enable peer access between all pairs where possible
+  // Used when a point has no "timing" / "cache" parameter (see measurement.hpp).
+  TimingMethod default_timing = TimingMethod::device;
+  CacheMode default_cache = CacheMode::hot;
+  // Points for which the executor also times the ops with the other launch method (device
+  // when the point's method is host or graph, else host) and records both medians as
+  // metrics "device_time_us" and "host_time_us": launch cost side by side with device time.
+  std::function<bool(const Params&)> time_both;
+  // Metrics checked against what the hardware can produce (flagged when above).
+  std::vector<LimitCheck> limits;
 };
 
 GroupRunner make_runner(RankPointFactory factory, MetricsFn metrics, RunnerOptions options = {});

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench {
 
@@ -35,6 +36,14 @@ CacheMode cache_of(const Params& params, CacheMode fallback);
 // Axis values a workload declares (strings as on the command line).
 std::vector<std::string> timing_names();
 std::vector<std::string> cache_names();
+// The "timing" and "cache" axes of a workload: `standard` by default, `allowed` accepted
+// (a method the workload cannot honour is left out of `allowed`: the planner refuses it).
+Axis timing_axis(const std::string& standard, std::vector<std::string> allowed = timing_names());
+Axis cache_axis(const std::string& standard, std::vector<std::string> allowed = cache_names());
+// Each point once per chosen timing and cache value (for a workload's own ExpandFn; axes
+// absent from `values` add nothing).
+std::vector<Params> with_measurement_axes(const std::vector<Params>& points,
+                                          const AxisValues& values);
 
 // The buffer sets one point cycles through.
 struct Rotation {

@@ -64,5 +64,11 @@ std::vector<PointFlag> impossible_values(const Json& metrics, const Params& para
                                          const std::vector<LimitCheck>& checks,
                                          const HardwareLimits& hw);
 Json flags_json(const std::vector<PointFlag>& flags);
+// What a reader must know about a point's numbers, in one line: why it is noisy, how its
+// samples oscillate, which values are impossible ("" when nothing). From the point's
+// `spread` and `flags` (untrusted: sanitise before printing).
+std::string quality_note(const Json& spread, const Json& flags);
+// True when a point's flags (PointResult::flags) name `metric`.
+bool metric_flagged(const Json& flags, const std::string& metric);
 
 }  // namespace mgbench

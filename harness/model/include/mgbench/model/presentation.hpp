@@ -90,7 +90,9 @@ struct ColumnSpec {
   std::string share_of;                // appends " (N %)" of this metric (else the median)
   std::vector<std::string> merge;      // params: these shown as one column when all equal
   std::string merge_header;            // "M=N=K"
-  std::string missing;                 // text for an absent value of a point that is not ok
+  // Text for an absent value: of a point that is not ok (verification columns), or of an ok
+  // point whose metric is undefined there (metric columns, e.g. busbw on one GPU).
+  std::string missing;
 
   static ColumnSpec gpus();
   static ColumnSpec devices();
@@ -107,6 +109,7 @@ struct ColumnSpec {
   static ColumnSpec status();
   ColumnSpec& format(ValueFormat f, int d = 4);
   ColumnSpec& or_median(double scale = 1.0);
+  ColumnSpec& when_absent(std::string text);  // metric columns: `missing` for an ok point
   ColumnSpec& or_per_gpu(std::string metric);
   ColumnSpec& share(std::string of_metric);
   ColumnSpec& merged(std::vector<std::string> keys, std::string title);

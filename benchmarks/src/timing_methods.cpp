@@ -1,0 +1,87 @@
+// Timing methods and cache rotation of the executor (see timing_methods.hpp).
+#include "timing_methods.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "mgbench/bench/executor.hpp"
+#include "mgbench/core/check.hpp"
+#include "mgbench/model/stats.hpp"
+
+namespace mgbench::bench {
+
+CapturedOps::CapturedOps(cudaStream_t stream, const std::function<void()>& enqueue, int reps) {
+  MGBENCH_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  try {
+    for (int i = 0; i < reps; ++i) enqueue();
+  } catch (...) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(stream, &partial);
+    if (partial != nullptr) (void)cudaGraphDestroy(partial);
+    (void)cudaGetLastError();
+    throw;
+  }
+  MGBENCH_CUDA_CHECK(cudaStreamEndCapture(stream, &graph_));
+  MGBENCH_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
+}
+
+CapturedOps::~CapturedOps() {
+  if (exec_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphExecDestroy(exec_));
+  if (graph_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaGraphDestroy(graph_));
+}
+
+void CapturedOps::launch(cudaStream_t stream) const {
+  MGBENCH_CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+}
+
+TimingMethod other_method(TimingMethod method) {
+  return method == TimingMethod::device ? TimingMethod::host : TimingMethod::device;
+}
+
+double time_with_method(GroupShared& shared, int rank, const std::function<void()>& enqueue,
+                        int reps, TimingMethod method, int samples) {
+  RankResources& res = shared.resources(rank);
+  std::unique_ptr<CapturedOps> graph;
+  if (method == TimingMethod::graph) graph = std::make_unique<CapturedOps>(res.stream, enqueue, reps);
+  const std::function<void()> launch_graph = [&] { graph->launch(res.stream); };
+  const int launches = graph ? 1 : reps;
+  std::vector<double> per_op;
+  for (int i = 0; i < samples; ++i) {
+    const double slowest = shared.timed_sample(rank, graph ? launch_graph : enqueue, launches, 0,
+                                               method == TimingMethod::device).first;
+    per_op.push_back(slowest / static_cast<double>(std::max(reps, 1)));
+  }
+  return median_of(per_op);
+}
+
+HardwareLimits device_limits(int device) {
+  HardwareLimits hw;
+  int bus = 0, clock_khz = 0;
+  if (cudaDeviceGetAttribute(&bus, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    bus = clock_khz = 0;
+  }
+  hw.hbm_GBps = hbm_peak_GBps(bus, clock_khz);
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
+    hw.gpu_name = prop.name;
+    hw.cc_major = prop.major;
+    hw.cc_minor = prop.minor;
+  }
+  (void)cudaGetLastError();
+  return hw;
+}
+
+Rotation RankEnv::rotation(std::size_t set_bytes) const {
+  int l2 = 0;
+  if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess) l2 = 0;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
+  (void)cudaGetLastError();
+  return plan_rotation(cache, set_bytes, static_cast<std::size_t>(std::max(l2, 0)),
+                       free_bytes / 2);
+}
+
+}  // namespace mgbench::bench
