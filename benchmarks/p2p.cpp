@@ -320,6 +320,12 @@ Json P2pPoint::rank_details() {
 
 }  // namespace
 
+RunnerOptions p2p_runner_options() {
+  RunnerOptions options;
+  options.needs_peer_access = true;
+  return options;
+}
+
 }  // namespace mgbench::bench
 
 namespace {
@@ -394,4 +400,4 @@ MGBENCH_REGISTER_WORKLOAD(
             [](mgbench::bench::RankEnv& env) -> std::unique_ptr<mgbench::bench::RankPoint> {
               return std::make_unique<mgbench::bench::P2pPoint>(env);
             },
-            mgbench::bench::datapath::p2p_metrics, mgbench::bench::RunnerOptions{false, true})));
+            mgbench::bench::datapath::p2p_metrics, mgbench::bench::p2p_runner_options())));

@@ -118,8 +118,8 @@ NotCompared refused(const PointResult& b, const PointResult& n, const std::strin
                      "measured differently, not comparable: " + difference};
 }
 
-// Points left unmatched only because their timing or cache parameters differ: one refusal
-// each (they leave the unmatched lists).
+// Points left unmatched only because of their timing or cache parameters: one refusal each
+// when they were measured differently, else a pair (they leave the unmatched lists).
 std::vector<NotCompared> refuse_method_mismatches(MatchResult& match) {
   std::vector<NotCompared> out;
   std::vector<const PointResult*> rest_base;
@@ -131,7 +131,12 @@ std::vector<NotCompared> refuse_method_mismatches(MatchResult& match) {
       rest_base.push_back(b);
       continue;
     }
-    out.push_back(refused(*b, **it, method_difference(*b, **it)));
+    const std::string difference = method_difference(*b, **it);
+    if (difference.empty()) {
+      match.pairs.emplace_back(b, *it);  // e.g. an older file without the parameters
+    } else {
+      out.push_back(refused(*b, **it, difference));
+    }
     match.only_new.erase(it);
   }
   match.only_base = std::move(rest_base);
