@@ -162,6 +162,7 @@ struct Row {
   RowTone tone = RowTone::normal;
   bool one_gpu = false;    // a figure, measured on 1 GPU only
   bool multi_gpu = false;  // a figure, measured on more GPUs
+  bool no_baseline = false;  // more GPUs, but no 1-GPU point to scale against
 };
 
 Row summary_row(const RunResult& run, const Presentation& pres, const std::string& label,
@@ -179,7 +180,7 @@ Row summary_row(const RunResult& run, const Presentation& pres, const std::strin
     if (s != nullptr && s->rows.back().gpus > 1) {
       std::tie(efficiency, verdict) = scaling_of(run, *s);
     } else if (s == nullptr && gpus_max > 1) {
-      verdict = "no 1-GPU baseline in this run: no scaling figure";
+      r.no_baseline = true;
     }
   }
   r.one_gpu = gpus_max <= 1 && best != nullptr;
@@ -209,11 +210,12 @@ Table workload_summary(const RunResult& run, const std::string& workload) {
   const auto groups = group_in_order(points, [&](const PointResult* p) {
     return keys.empty() ? std::string("all points") : params_short_label(p->params, keys);
   });
-  bool any_one_gpu = false, any_multi_gpu = false;
+  bool any_one_gpu = false, any_multi_gpu = false, any_no_baseline = false;
   for (const auto& [label, members] : groups) {
     Row r = summary_row(run, pres, label, members, numeric, metric);
     any_one_gpu = any_one_gpu || r.one_gpu;
     any_multi_gpu = any_multi_gpu || r.multi_gpu;
+    any_no_baseline = any_no_baseline || r.no_baseline;
     t.add_row(std::move(r.cells), r.tone);
   }
   if (any_one_gpu && !any_multi_gpu) {
@@ -221,6 +223,10 @@ Table workload_summary(const RunResult& run, const std::string& workload) {
   } else if (any_one_gpu) {
     t.notes.push_back("Rows with a figure but no scaling efficiency were measured on 1 GPU "
                       "only.");
+  }
+  if (any_no_baseline) {
+    t.notes.push_back("Measured on more GPUs without a 1-GPU point in this run: no baseline, "
+                      "so no scaling efficiency and no verdict.");
   }
   t.drop_empty_columns();
   return t;

@@ -87,8 +87,10 @@ TEST_CASE("summary: a workload without a 1-GPU baseline says so instead of an ef
   REQUIRE_FALSE(ar.rows.empty());
   for (const auto& row : ar.rows) {
     CHECK(row.at(3) == "—");
-    CHECK(row.at(4) == "no 1-GPU baseline in this run: no scaling figure");
+    CHECK(row.at(4) == "—");
   }
+  REQUIRE(ar.notes.size() == 1);  // one sentence for every row
+  CHECK(ar.notes[0].rfind("Measured on more GPUs without a 1-GPU point in this run", 0) == 0);
 }
 
 TEST_CASE("summary: measured on 1 GPU only folds into one sentence per workload",
