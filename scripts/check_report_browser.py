@@ -35,8 +35,10 @@ SAMPLE_CHARTS = ["gemm-scaling-bf16-cublas-size-8192", "gemm-efficiency", "gemm-
                  "train-step-efficiency", "train-step-throughput", "train-step-memory",
                  "train-step-breakdown", "telemetry-timeline-gpu-3-power-w"]
 SAMPLE_CHART_COUNT = 43
-SAMPLE_SECTIONS = ["run", "verdicts", "doctor", "workload-gemm", "workload-allreduce",
-                   "workload-train-step", "scaling", "telemetry", "points", "environment"]
+# In page order: the answer (summary, flags) first, the settings and environment last.
+SAMPLE_SECTIONS = ["summary", "flags", "verdicts", "doctor", "workload-gemm",
+                   "workload-allreduce", "workload-train-step", "scaling", "telemetry", "points",
+                   "settings", "environment"]
 
 
 class Dom(html.parser.HTMLParser):
@@ -48,6 +50,7 @@ class Dom(html.parser.HTMLParser):
         self.current = None
         self.tags = {}
         self.ids = set()
+        self.id_order = []
         self.text = []
 
     def handle_starttag(self, tag, attrs):
@@ -55,6 +58,7 @@ class Dom(html.parser.HTMLParser):
         self.tags[tag] = self.tags.get(tag, 0) + 1
         if "id" in a:
             self.ids.add(a["id"])
+            self.id_order.append(a["id"])
         classes = (a.get("class") or "").split()
         if tag == "svg" and "chart" in classes:
             self.current = a.get("id", "")
@@ -121,6 +125,9 @@ def check(binary, source, out_dir, exe, name, problems):
             for section in SAMPLE_SECTIONS:
                 if section not in dom.ids:
                     problems.append(f"{name}: section #{section} is missing")
+            order = [i for i in dom.id_order if i in SAMPLE_SECTIONS]
+            if order != SAMPLE_SECTIONS:
+                problems.append(f"{name}: sections in the order {order}, expected {SAMPLE_SECTIONS}")
         else:
             text = "".join(dom.text)
             for needle in ("<script>alert(1)</script>", "onerror=alert(2)>"):

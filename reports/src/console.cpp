@@ -32,7 +32,7 @@ void render_console(const RunResult& run, std::ostream& out, const ConsoleOption
   }
   if (run.points.empty()) out << "No points were run.\n";
   const Table verdicts = verdicts_table(run);
-  if (!verdicts.empty()) {
+  if (!verdicts.empty() || !verdicts.notes.empty()) {
     out << "\nVerdicts\n";
     for (std::size_t i = 0; i < verdicts.rows.size(); ++i) {
       const auto& row = verdicts.rows[i];
@@ -48,6 +48,7 @@ void render_console(const RunResult& run, std::ostream& out, const ConsoleOption
             << (options.colour ? "\x1b[0m" : "") << '\n';
       }
     }
+    for (const auto& note : verdicts.notes) out << "  - " << one_line(note) << '\n';
   }
   out << '\n'
       << "Points: " << status_counts(run) << (run.interrupted ? " (interrupted)" : "") << '\n';

@@ -4,6 +4,7 @@
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
+#include "mgbench/reports/summary.hpp"
 #include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
@@ -43,6 +44,8 @@ table.data tr.bad td:first-child { box-shadow: inset 4px 0 0 #c0392b; }
 table.data tr.warn td { background: #fdf3d8; }
 table.data tr.warn td:first-child { box-shadow: inset 4px 0 0 #d08a00; }
 table.kv td:first-child { color: #444; white-space: nowrap; }
+ul.flags { margin: 4px 0 12px; padding-left: 22px; }
+ul.flags li { margin: 2px 0; }
 footer { padding: 12px 28px; color: #777; border-top: 1px solid #eee; font-size: 12px; }
 @media print {
   nav.toc { display: none; }
@@ -110,6 +113,8 @@ namespace {
 struct Content {
   std::vector<ChartEntry> charts;
   std::vector<std::string> workloads;
+  Summary summary;
+  std::vector<FlagGroup> flags;
   Table verdicts, doctor, points;
   std::vector<Table> scaling, env;
   std::vector<std::string> telemetry;  // svg elements
@@ -119,6 +124,8 @@ Content content_of(const RunResult& run) {
   Content c;
   c.charts = build_charts(run);
   c.workloads = workloads_of(run);
+  c.summary = run_summary(run);
+  c.flags = run_flags(run);
   c.verdicts = verdicts_table(run);
   c.doctor = run_doctor_table(run);
   c.scaling = scaling_tables(run);
@@ -130,14 +137,17 @@ Content content_of(const RunResult& run) {
   return c;
 }
 
+// The answer first (summary, flags), the details next, the settings and environment last.
 std::vector<std::pair<std::string, std::string>> nav_of(const Content& c) {
-  std::vector<std::pair<std::string, std::string>> nav = {{"run", "Run"}};
+  std::vector<std::pair<std::string, std::string>> nav = {{"summary", "Summary"},
+                                                          {"flags", "Flags"}};
   if (!c.verdicts.empty()) nav.emplace_back("verdicts", "Verdicts");
   if (!c.doctor.empty()) nav.emplace_back("doctor", "Doctor");
   for (const auto& w : c.workloads) nav.emplace_back("workload-" + slug(w), w);
   if (!c.scaling.empty()) nav.emplace_back("scaling", "Scaling");
   if (!c.telemetry.empty()) nav.emplace_back("telemetry", "Telemetry");
   nav.emplace_back("points", "All points");
+  nav.emplace_back("settings", "Settings");
   if (!c.env.empty()) nav.emplace_back("environment", "Environment");
   return nav;
 }
@@ -146,6 +156,30 @@ std::vector<std::pair<std::string, std::string>> nav_of(const Content& c) {
 std::string table_section(const std::string& id, const std::string& title, Table t) {
   t.title.clear();
   return section_open(id, title) + render_html(t, 0) + "</section>\n";
+}
+
+std::string summary_section(const Content& c) {
+  std::string out = section_open("summary", "Summary");
+  if (c.summary.tables.empty()) out += "<p class=\"note\">No points were run.</p>\n";
+  if (!c.summary.note.empty()) {
+    out += "<p class=\"note\">" + escape_xml(c.summary.note) + "</p>\n";
+  }
+  for (const auto& t : c.summary.tables) out += render_html(t, 3);
+  return out + "</section>\n";
+}
+
+std::string flags_section(const Content& c) {
+  std::string out = section_open("flags", "Flags");
+  if (c.flags.empty()) {
+    out += "<p class=\"note\">No throttling, noisy medians, impossible values, failed points "
+           "or doctor warnings.</p>\n";
+  }
+  for (const auto& group : c.flags) {
+    out += "<h3>" + escape_xml(group.title) + "</h3>\n<ul class=\"flags\">\n";
+    for (const auto& line : group.lines) out += "<li>" + escape_xml(line) + "</li>\n";
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
 }
 
 std::string workload_section(const RunResult& run, const Content& c, const std::string& w) {
@@ -186,9 +220,7 @@ std::string render_html_report(const RunResult& run) {
   std::string out =
       html_page_begin("mgbench report" + (run.host.empty() ? "" : ": " + run.host), subtitle);
   out += html_nav(nav_of(c)) + "<main>\n";
-  Table summary = run_summary_table(run);
-  summary.title.clear();
-  out += section_open("run", "Run") + kv_table(summary) + "</section>\n";
+  out += summary_section(c) + flags_section(c);
   if (!c.verdicts.empty()) out += table_section("verdicts", "Verdicts", c.verdicts);
   if (!c.doctor.empty()) out += table_section("doctor", "Doctor", c.doctor);
   for (const auto& w : c.workloads) out += workload_section(run, c, w);
@@ -205,6 +237,9 @@ std::string render_html_report(const RunResult& run) {
     out += html_chart_grid(c.telemetry, true) + "</section>\n";
   }
   out += table_section("points", "All points", c.points);
+  Table settings = run_summary_table(run);
+  settings.title.clear();
+  out += section_open("settings", "Settings") + kv_table(settings) + "</section>\n";
   out += environment_section(c);
   return out + "</main>\n" + html_page_end();
 }

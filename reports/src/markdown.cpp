@@ -12,6 +12,7 @@
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
+#include "mgbench/reports/summary.hpp"
 #include "mgbench/reports/svg.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/file_io.hpp"
@@ -41,9 +42,21 @@ std::string render_markdown_report(const RunResult& run, const std::string& char
   std::string out = "# mgbench report";
   if (!run.host.empty()) out += ": " + escape_markdown(run.host);
   out += "\n\n";
-  Table summary = run_summary_table(run);
-  summary.title.clear();
-  out += render_markdown(summary, 0);
+  out += "## Summary\n\n";
+  const Summary summary = run_summary(run);
+  if (!summary.note.empty()) out += escape_markdown(summary.note) + "\n\n";
+  for (const auto& table : summary.tables) out += render_markdown(table, 3);
+  out += "## Flags\n\n";
+  const auto flags = run_flags(run);
+  if (flags.empty()) {
+    out += "No throttling, noisy medians, impossible values, failed points or doctor "
+           "warnings.\n\n";
+  }
+  for (const auto& group : flags) {
+    out += "### " + escape_markdown(group.title) + "\n\n";
+    for (const auto& line : group.lines) out += "- " + escape_markdown(line) + "\n";
+    out += "\n";
+  }
 
   const Table verdicts = verdicts_table(run);
   if (!verdicts.empty()) out += render_markdown(verdicts, 2);
@@ -71,6 +84,9 @@ std::string render_markdown_report(const RunResult& run, const std::string& char
   }
   const Table points = points_table(run);
   if (!points.empty()) out += render_markdown(points, 2);
+  Table settings = run_summary_table(run);
+  settings.title = "Settings";
+  out += render_markdown(settings, 2);
   const auto env = environment_tables(run);
   if (!env.empty()) {
     out += "## Environment\n\n";

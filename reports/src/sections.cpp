@@ -346,14 +346,32 @@ Table verdicts_table(const RunResult& run) {
   Table t;
   t.title = "Verdicts";
   t.column("workload").column("verdict").column("anomalies");
+  std::size_t one_gpu_only = 0;
   for (const RunVerdict& v : run.verdicts) {
+    // "<label>: measured on 1 GPU only (...); no scaling figure.[ rest]": the count goes into
+    // one note; a row remains only for the rest (e.g. the step-time breakdown).
+    std::string text = v.text;
+    const std::string ending = "no scaling figure.";
+    const auto headline_end = text.find(ending);
+    if (v.gpus_max <= 1 && v.anomalies.empty() && headline_end != std::string::npos) {
+      ++one_gpu_only;
+      const auto colon = text.find(": ");
+      std::string rest = text.substr(headline_end + ending.size());
+      if (rest.find_first_not_of(' ') == std::string::npos) continue;
+      text = text.substr(0, colon == std::string::npos ? 0 : colon + 1) +
+             rest.substr(colon == std::string::npos ? rest.find_first_not_of(' ') : 0);
+    }
     std::string anomalies;
     for (std::string item : v.anomalies) {
       std::replace(item.begin(), item.end(), '_', ' ');  // "slow_gpu" -> "slow gpu"
       anomalies += (anomalies.empty() ? "" : "; ") + item;
     }
-    t.add_row({v.workload, v.text, anomalies},
+    t.add_row({v.workload, text, anomalies},
               anomalies.empty() ? RowTone::normal : RowTone::warn);
+  }
+  if (one_gpu_only > 0) {
+    t.notes.push_back(fmt::format("{} series measured on 1 GPU only: no scaling figure.",
+                                  one_gpu_only));
   }
   t.drop_empty_columns();
   return t;

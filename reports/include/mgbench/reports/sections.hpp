@@ -70,6 +70,7 @@ std::vector<Table> workload_tables(const RunResult& run, const std::string& work
 std::vector<Table> scaling_tables(const RunResult& run);
 // Parameters that differ between scaling series (of one workload): their labels.
 std::vector<std::string> scaling_varying_params(const std::vector<const ScalingSeries*>& series);
+// One row per scaling series' verdict; the bare "measured on 1 GPU only" ones fold into a note.
 Table verdicts_table(const RunResult& run);
 // The doctor checks stored with the run (doctor_render.hpp's table), titled "Doctor".
 Table run_doctor_table(const RunResult& run);

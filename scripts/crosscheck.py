@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""Cross-check mgbench against independent tools on this GPU machine (scripts/crosscheck.sh).
+
+all-reduce  all_reduce_perf from nccl-tests (-b 8 -e 1G -f 2 -g 1 -d float -o sum), out-of-place
+            time per op, against mgbench's NCCL fp32 out-of-place points on 1 GPU measured
+            with timing=host and cache=hot: nccl-tests launches its operations back to back
+            from the host and reuses one buffer pair, so that is the like-for-like mgbench mode.
+            Tolerance: 3 % from 1 MiB up, 10 % below.
+gemm        torch.matmul in sustained mode (scripts/torch_matmul_reference.py --seconds S)
+            against mgbench's cuBLASLt points (impl=cublas, cache=hot: torch reuses its
+            operands) at M = N = K = 4096 and 8192, for bf16, fp16, tf32, fp32 and fp8.
+            Tolerance: 3 %.
+
+delta % = (mgbench - reference) / reference x 100, on time per op (all-reduce) and TFLOP/s
+(gemm). Prints one table per workload and writes crosscheck.json and crosscheck.csv to --out.
+Exit codes: 0 every compared row within tolerance; 1 a row beyond tolerance or missing on one
+side; 2 usage; 4 mgbench or a reference tool failed to run; 77 nothing failed, but a reference
+tool is absent (nccl-tests not found, or python3 without torch/CUDA), so its part was skipped.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+from datetime import datetime, timezone
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ENV, EXIT_SKIPPED = 0, 1, 2, 4, 77
+MIB = 1 << 20
+ALLREDUCE_SIZES = [8 << i for i in range(28)]  # 8 B .. 1 GiB, x2
+GEMM_SIZES = [4096, 8192]
+GEMM_DTYPES = ["bf16", "fp16", "tf32", "fp32", "fp8"]
+SCRIPTS = os.path.dirname(os.path.abspath(__file__))
+
+
+class ToolError(Exception):
+    """A tool ran but its output cannot be used (exit 4)."""
+
+
+# ---- parsing -------------------------------------------------------------------------------
+
+
+def parse_all_reduce_perf(text):
+    """Rows of an all_reduce_perf table: {bytes: {time_us, algbw, busbw, wrong}}, out-of-place.
+
+    The column header line ('#  size  count  type  redop  root  time  algbw ...') names the
+    columns; the first time/algbw/busbw/#wrong after 'root' (or 'redop' in older versions) are
+    the out-of-place ones. Raises ToolError when there is no header or no row."""
+    columns = None
+    rows = {}
+    for line in text.splitlines():
+        fields = line.split()
+        if not fields:
+            continue
+        if fields[0] == "#" and "size" in fields and "redop" in fields and "count" in fields:
+            columns = fields[1:]
+            continue
+        if columns is None or line.lstrip().startswith("#") or not fields[0].isdigit():
+            continue
+        if len(fields) < len(columns) - 1:  # a trailing timestamp column may be empty
+            continue
+        named = {}
+        for name, value in zip(columns, fields):
+            named.setdefault(name, value)  # the first occurrence: out-of-place
+        rows[int(named["size"])] = {
+            "time_us": number(named.get("time", named.get("cputime"))),
+            "algbw": number(named.get("algbw")),
+            "busbw": number(named.get("busbw")),
+            "wrong": named.get("#wrong"),
+        }
+    if columns is None:
+        raise ToolError("no all_reduce_perf column header ('# size count type redop ...') found")
+    if not rows:
+        raise ToolError("all_reduce_perf printed its header but no result row")
+    return rows
+
+
+def number(text):
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+TORCH_LINE = re.compile(r"^torch_([a-z0-9]+)_(\d+)_(tflops|skipped)\s+(.*)$")
+
+
+def parse_torch_reference(text):
+    """Lines of scripts/torch_matmul_reference.py: {(dtype, n): tflops or 'skipped: why'}."""
+    out = {}
+    for line in text.splitlines():
+        match = TORCH_LINE.match(line.strip())
+        if not match:
+            continue
+        dtype, n, kind, value = match.group(1), int(match.group(2)), match.group(3), match.group(4)
+        out[(dtype, n)] = number(value) if kind == "tflops" else "skipped: " + value.strip()
+    return out
+
+
+def mgbench_points(results, workload):
+    """The points of one workload in a results.json document."""
+    return [p for p in results.get("points", []) if p.get("workload") == workload]
+
+
+def point_setting(point, name):
+    """timing / cache of a point: a parameter or a field of the point, whichever is recorded."""
+    value = point.get("params", {}).get(name, point.get(name))
+    return str(value) if value is not None else None
+
+
+def mgbench_allreduce(results):
+    """{bytes: value} for NCCL fp32 out-of-place points on 1 GPU: a dict of figures, or a
+    string saying why the point has none (its status and message)."""
+    out = {}
+    for p in mgbench_points(results, "allreduce"):
+        params = p.get("params", {})
+        if (params.get("impl"), params.get("dtype"), p.get("gpus")) != ("nccl", "fp32", 1):
+            continue
+        if str(params.get("inplace")).lower() == "true":
+            continue
+        out[int(params["bytes"])] = point_figures(p, {"time_us": "time_us", "algbw": "algbw_GBps"})
+    return out
+
+
+def mgbench_gemm(results):
+    """{(dtype, n): value} for cuBLASLt square points on 1 GPU (see mgbench_allreduce)."""
+    out = {}
+    for p in mgbench_points(results, "gemm"):
+        params = p.get("params", {})
+        if params.get("impl") != "cublas" or params.get("shape", "square") != "square":
+            continue
+        if p.get("gpus") != 1:
+            continue
+        out[(params.get("dtype"), int(params["m"]))] = point_figures(p, {"tflops": "tflops_per_gpu"})
+    return out
+
+
+def point_figures(point, names):
+    if point.get("status") != "ok":
+        return f"mgbench {point.get('status')}: {point.get('message', '')}".strip()
+    metrics = point.get("metrics", {})
+    figures = {key: number(metrics.get(metric)) for key, metric in names.items()}
+    figures["timing"] = point_setting(point, "timing")
+    figures["cache"] = point_setting(point, "cache")
+    return figures
+
+
+# ---- the decision --------------------------------------------------------------------------
+
+
+def allreduce_tolerance(nbytes):
+    return 0.03 if nbytes >= MIB else 0.10
+
+
+GEMM_TOLERANCE = 0.03
+ALLREDUCE_SETTINGS = {"timing": "host", "cache": "hot"}
+GEMM_SETTINGS = {"cache": "hot"}
+
+
+def compare(key, mine, reference, tolerance, field, expect=None):
+    """One row: mgbench vs reference with delta % and ok / FAIL / missing / skipped. `expect`
+    ({"timing": "host", ...}): settings the point must have recorded, else a note says so."""
+    row = {"key": key, "tolerance_pct": tolerance * 100.0, "mgbench": None, "reference": None,
+           "delta_pct": None, "status": "missing", "note": ""}
+    if isinstance(reference, str) and reference.startswith("skipped"):
+        row.update(status="skipped", note=reference)
+        return row
+    if isinstance(mine, dict):
+        row["mgbench"] = mine.get(field)
+        wrong = [f"{n}={mine.get(n)} (asked {v})" for n, v in (expect or {}).items()
+                 if mine.get(n) != v]
+        row["note"] = "mgbench recorded " + ", ".join(wrong) if wrong else ""
+    elif isinstance(mine, str):
+        row["note"] = mine
+    if isinstance(reference, (int, float)):
+        row["reference"] = float(reference)
+    if row["mgbench"] is None or row["reference"] is None or row["reference"] <= 0:
+        if not row["note"]:
+            row["note"] = "no mgbench figure" if row["mgbench"] is None else "no reference figure"
+        return row
+    delta = (row["mgbench"] - row["reference"]) / row["reference"]
+    row["delta_pct"] = delta * 100.0
+    row["status"] = "ok" if abs(delta) <= tolerance + 1e-12 else "FAIL"
+    return row
+
+
+def allreduce_rows(mine, reference):
+    rows = []
+    for nbytes in sorted(set(mine) | set(reference)):
+        ref = reference.get(nbytes, {}).get("time_us")
+        rows.append(compare(size_label(nbytes), mine.get(nbytes), ref,
+                            allreduce_tolerance(nbytes), "time_us", ALLREDUCE_SETTINGS))
+    return rows
+
+
+def gemm_rows(mine, reference):
+    rows = []
+    for dtype, n in sorted(set(mine) | set(reference), key=lambda k: (GEMM_DTYPES.index(k[0])
+                                                                      if k[0] in GEMM_DTYPES
+                                                                      else 99, k[1])):
+        rows.append(compare(f"{dtype} M=N=K={n}", mine.get((dtype, n)), reference.get((dtype, n)),
+                            GEMM_TOLERANCE, "tflops", GEMM_SETTINGS))
+    return rows
+
+
+def exit_code(sections):
+    """0 all ok; 1 any FAIL or missing row; 77 no failure but a section or row was skipped."""
+    rows = [r for s in sections for r in s["rows"]]
+    if any(r["status"] in ("FAIL", "missing") for r in rows):
+        return EXIT_FAIL
+    if any(s.get("skipped") for s in sections) or any(r["status"] == "skipped" for r in rows):
+        return EXIT_SKIPPED
+    return EXIT_OK
+
+
+# ---- output --------------------------------------------------------------------------------
+
+
+def size_label(nbytes):
+    for unit, scale in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale} {unit}"
+    return f"{nbytes} B"
+
+
+def fmt(value, digits):
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def render_section(section):
+    lines = [f"== {section['title']}", f"   {section['method']}"]
+    if section.get("skipped"):
+        lines.append(f"   skipped: {section['skipped']}")
+        return "\n".join(lines)
+    header = (section["key"], f"mgbench ({section['unit']})", f"reference ({section['unit']})",
+              "delta %", "tol %", "result", "note")
+    body = [(r["key"], fmt(r["mgbench"], 2), fmt(r["reference"], 2),
+             "—" if r["delta_pct"] is None else f"{r['delta_pct']:+.2f}",
+             f"{r['tolerance_pct']:g}", r["status"], r["note"]) for r in section["rows"]]
+    widths = [max(len(str(row[i])) for row in [header] + body) for i in range(len(header))]
+    for row in [header] + body:
+        cells = [str(c).ljust(w) if i in (0, 5, 6) else str(c).rjust(w)
+                 for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("   " + "  ".join(cells).rstrip())
+    failed = sum(r["status"] in ("FAIL", "missing") for r in section["rows"])
+    lines.append(f"   {len(section['rows']) - failed} of {len(section['rows'])} rows within tolerance")
+    return "\n".join(lines)
+
+
+def write_outputs(out_dir, sections, code):
+    os.makedirs(out_dir, exist_ok=True)
+    document = {"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "exit_code": code, "sections": sections}
+    with open(os.path.join(out_dir, "crosscheck.json"), "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(out_dir, "crosscheck.csv"), "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["workload", "case", "unit", "mgbench", "reference", "delta_pct",
+                         "tolerance_pct", "status", "note"])
+        for s in sections:
+            for r in s["rows"]:
+                writer.writerow([s["name"], r["key"], s["unit"], r["mgbench"], r["reference"],
+                                 r["delta_pct"], r["tolerance_pct"], r["status"], r["note"]])
+
+
+# ---- running the tools ---------------------------------------------------------------------
+
+
+def run_tool(argv, env=None, timeout=None):
+    """stdout of a command; ToolError with the tail of its output when it fails."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ToolError(f"{argv[0]}: {e}")
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise ToolError(f"{os.path.basename(argv[0])} exited {done.returncode}: " + " | ".join(tail))
+    return done.stdout
+
+
+def settings_params(settings):
+    return [f"{name}={value}" for name, value in settings.items()]
+
+
+def run_mgbench(args, workload, params, out_name):
+    out = os.path.join(args.out, out_name)
+    argv = [args.mgbench, "sweep", "--gpus", "1", "--devices", str(args.device),
+            "--workloads", workload, "--out", out, "--no-history", "--no-report", "--skip-doctor",
+            "--quiet"]
+    for param in params + args.mgbench_param:
+        argv += ["--param", param]
+    run_tool(argv)
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def find_all_reduce_perf(nccl_tests):
+    if nccl_tests:
+        for candidate in (os.path.join(nccl_tests, "build", "all_reduce_perf"),
+                          os.path.join(nccl_tests, "all_reduce_perf")):
+            if os.access(candidate, os.X_OK):
+                return candidate
+        return None
+    return shutil.which("all_reduce_perf")
+
+
+def allreduce_section(args):
+    section = {"name": "allreduce", "title": "all-reduce: mgbench NCCL vs nccl-tests all_reduce_perf",
+               "method": "fp32 sum, out-of-place, 1 GPU; time per op in us; mgbench timing=host "
+                         "cache=hot (nccl-tests launches from the host and reuses one buffer)",
+               "key": "size", "unit": "us", "rows": []}
+    tool = find_all_reduce_perf(args.nccl_tests)
+    if tool is None:
+        where = f"in {args.nccl_tests} (or its build/)" if args.nccl_tests else "on PATH"
+        section["skipped"] = f"all_reduce_perf not found {where}; pass --nccl-tests DIR"
+        return section
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(args.device))
+    text = run_tool([tool, "-b", "8", "-e", "1G", "-f", "2", "-g", "1", "-d", "float", "-o", "sum",
+                     "-c", "1"] + args.nccl_arg, env=env)
+    reference = parse_all_reduce_perf(text)
+    sizes = ",".join(str(s) for s in ALLREDUCE_SIZES)
+    params = ["impl=nccl", "dtype=fp32", "inplace=false", f"bytes={sizes}"]
+    results = run_mgbench(args, "allreduce", params + settings_params(ALLREDUCE_SETTINGS),
+                          "mgbench-allreduce")
+    section["rows"] = allreduce_rows(mgbench_allreduce(results), reference)
+    return section
+
+
+def gemm_section(args):
+    section = {"name": "gemm", "title": "GEMM: mgbench cuBLASLt vs torch.matmul (sustained)",
+               "method": f"C = A*B^T, M = N = K; TFLOP/s per GPU; torch: 1 s warm-up then "
+                         f"{args.torch_seconds:g} s of CUDA-event-timed calls; mgbench impl=cublas "
+                         f"cache=hot (torch reuses its operands)",
+               "key": "case", "unit": "TFLOP/s", "rows": []}
+    try:
+        probe = subprocess.run([args.python, "-c", "import torch,sys; sys.exit(0 if "
+                                "torch.cuda.is_available() else 1)"], capture_output=True).returncode
+    except OSError:
+        probe = -1
+    if probe != 0:
+        section["skipped"] = f"{args.python} has no torch with a CUDA device"
+        return section
+    sizes = ",".join(str(n) for n in GEMM_SIZES)
+    text = run_tool([args.python, os.path.join(SCRIPTS, "torch_matmul_reference.py"),
+                     "--dtype", ",".join(GEMM_DTYPES), "--size", sizes, "--device",
+                     str(args.device), "--seconds", str(args.torch_seconds)])
+    reference = parse_torch_reference(text)
+    results = run_mgbench(args, "gemm", ["impl=cublas", "dtype=" + ",".join(GEMM_DTYPES),
+                                         f"size={sizes}"] + settings_params(GEMM_SETTINGS),
+                          "mgbench-gemm")
+    section["rows"] = gemm_rows(mgbench_gemm(results), reference)
+    return section
+
+
+def default_mgbench():
+    built = os.path.join(os.path.dirname(SCRIPTS), "build", "ci", "bin", "mgbench")
+    return built if os.access(built, os.X_OK) else (shutil.which("mgbench") or "mgbench")
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="scripts/crosscheck.sh",
+                                     description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--mgbench", default=default_mgbench(), help="the mgbench binary")
+    parser.add_argument("--nccl-tests", help="nccl-tests directory (its build/ holds "
+                                             "all_reduce_perf); default: all_reduce_perf on PATH")
+    parser.add_argument("--python", default="python3", help="python with torch (default python3)")
+    parser.add_argument("--only", choices=["allreduce", "gemm"], help="run one workload only")
+    parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
+    parser.add_argument("--torch-seconds", type=float, default=3.0,
+                        help="timed seconds per torch case after its 1 s warm-up (default 3)")
+    parser.add_argument("--out", default=None, help="output directory (default "
+                                                    "results/crosscheck-<UTC time>)")
+    parser.add_argument("--nccl-arg", action="append", default=[],
+                        help="extra all_reduce_perf argument (repeatable)")
+    parser.add_argument("--mgbench-param", action="append", default=[],
+                        help="extra mgbench --param NAME=V for both sweeps (repeatable)")
+    args = parser.parse_args(argv)
+    if args.device < 0 or args.torch_seconds <= 0:
+        parser.error("--device must be >= 0 and --torch-seconds > 0")
+    if args.out is None:
+        args.out = os.path.join("results", "crosscheck-" +
+                                datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    sections = []
+    try:
+        for name, build in (("allreduce", allreduce_section), ("gemm", gemm_section)):
+            if args.only in (None, name):
+                sections.append(build(args))
+                print(render_section(sections[-1]), flush=True)
+    except (ToolError, OSError, ValueError, KeyError) as e:
+        print(f"crosscheck: {e}", file=sys.stderr)
+        return EXIT_ENV
+    code = exit_code(sections)
+    write_outputs(args.out, sections, code)
+    verdict = {EXIT_OK: "every row within tolerance", EXIT_FAIL: "FAILED: rows beyond tolerance "
+               "or missing", EXIT_SKIPPED: "skipped: a reference tool is absent (exit 77)"}[code]
+    print(f"crosscheck: {verdict}; tables in {os.path.join(args.out, 'crosscheck.json')} and .csv")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

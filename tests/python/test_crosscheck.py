@@ -1,0 +1,199 @@
+"""Unit tests of scripts/crosscheck.py: parsing nccl-tests and torch output, the tolerance
+decision, the exit codes, and one end-to-end run against stand-in tools (no GPU)."""
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import crosscheck  # noqa: E402
+
+FIXTURE = os.path.join(ROOT, "tests", "data", "crosscheck", "all_reduce_perf_1gpu.txt")
+MIB = 1 << 20
+
+
+def read_fixture():
+    with open(FIXTURE, encoding="utf-8") as f:
+        return f.read()
+
+
+class ParseAllReducePerf(unittest.TestCase):
+    def test_every_size_from_8_bytes_to_1_gib_is_read_out_of_place(self):
+        rows = crosscheck.parse_all_reduce_perf(read_fixture())
+        self.assertEqual(sorted(rows), [8 << i for i in range(28)])
+        self.assertEqual(rows[8]["time_us"], 4.90)  # out-of-place, not the in-place 4.75
+        self.assertEqual(rows[1 << 30]["time_us"], 508.20)
+        self.assertEqual(rows[1 << 30]["algbw"], 2112.8)
+        self.assertEqual(rows[16 * MIB]["time_us"], 11.08)
+        self.assertEqual(rows[8]["wrong"], "0")
+
+    def test_per_iteration_columns_keep_the_first_time_column(self):
+        text = textwrap.dedent("""\
+            #       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%
+                    1024           256     float     sum      -1     7.50    0.14    0.00       0     7.10     9.00     8.90     3.10     7.20    0.14    0.00       0     7.00     8.00     7.90     2.00
+            """)
+        rows = crosscheck.parse_all_reduce_perf(text)
+        self.assertEqual(rows[1024]["time_us"], 7.50)
+
+    def test_output_without_a_column_header_is_refused(self):
+        with self.assertRaisesRegex(crosscheck.ToolError, "no all_reduce_perf column header"):
+            crosscheck.parse_all_reduce_perf("NCCL failure common.cu:1000 'unhandled cuda error'\n")
+
+    def test_a_header_without_rows_is_refused(self):
+        header = read_fixture().splitlines()[:11]
+        with self.assertRaisesRegex(crosscheck.ToolError, "no result row"):
+            crosscheck.parse_all_reduce_perf("\n".join(header))
+
+
+class ParseTorchReference(unittest.TestCase):
+    def test_figures_and_skipped_cases_are_read_and_other_lines_ignored(self):
+        text = ("torch 2.5.1, CUDA 12.4, NVIDIA H200\n"
+                "torch_bf16_8192_tflops 702.41\n"
+                "torch_tf32_4096_tflops 351.07\n"
+                "torch_fp8_8192_skipped fp8 needs compute capability >= 8.9\n")
+        parsed = crosscheck.parse_torch_reference(text)
+        self.assertEqual(parsed[("bf16", 8192)], 702.41)
+        self.assertEqual(parsed[("tf32", 4096)], 351.07)
+        self.assertEqual(parsed[("fp8", 8192)], "skipped: fp8 needs compute capability >= 8.9")
+        self.assertEqual(len(parsed), 3)
+
+
+class Tolerance(unittest.TestCase):
+    def test_three_percent_from_one_mib_ten_below(self):
+        self.assertEqual(crosscheck.allreduce_tolerance(MIB), 0.03)
+        self.assertEqual(crosscheck.allreduce_tolerance(MIB - 1), 0.10)
+        self.assertEqual(crosscheck.allreduce_tolerance(8), 0.10)
+
+    def test_rows_within_and_beyond_tolerance(self):
+        ok = crosscheck.compare("1 MiB", {"time_us": 102.9}, 100.0, 0.03, "time_us")
+        self.assertEqual(ok["status"], "ok")
+        self.assertAlmostEqual(ok["delta_pct"], 2.9)
+        fail = crosscheck.compare("1 MiB", {"time_us": 96.8}, 100.0, 0.03, "time_us")
+        self.assertEqual(fail["status"], "FAIL")
+        self.assertAlmostEqual(fail["delta_pct"], -3.2)
+        small = crosscheck.compare("8 B", {"time_us": 5.4}, 5.0, 0.10, "time_us")
+        self.assertEqual(small["status"], "ok")
+
+    def test_a_point_measured_otherwise_than_asked_says_so(self):
+        mine = {"time_us": 5.0, "timing": "device", "cache": "hot"}
+        row = crosscheck.compare("8 B", mine, 5.0, 0.1, "time_us", {"timing": "host", "cache": "hot"})
+        self.assertEqual(row["note"], "mgbench recorded timing=device (asked host)")
+
+    def test_a_point_without_a_figure_is_missing_with_its_reason(self):
+        row = crosscheck.compare("8 B", "mgbench failed: NCCL error", 5.0, 0.10, "time_us")
+        self.assertEqual(row["status"], "missing")
+        self.assertEqual(row["note"], "mgbench failed: NCCL error")
+        self.assertEqual(crosscheck.compare("8 B", None, 5.0, 0.1, "time_us")["note"],
+                         "no mgbench figure")
+
+    def test_exit_codes(self):
+        ok = {"status": "ok"}
+        self.assertEqual(crosscheck.exit_code([{"rows": [ok]}]), 0)
+        self.assertEqual(crosscheck.exit_code([{"rows": [ok, {"status": "FAIL"}]}]), 1)
+        self.assertEqual(crosscheck.exit_code([{"rows": [{"status": "missing"}]}]), 1)
+        self.assertEqual(crosscheck.exit_code([{"rows": [ok]}, {"rows": [], "skipped": "x"}]), 77)
+        self.assertEqual(crosscheck.exit_code([{"rows": [{"status": "FAIL"}]},
+                                               {"rows": [], "skipped": "x"}]), 1)
+
+
+class MgbenchPoints(unittest.TestCase):
+    def test_only_nccl_fp32_out_of_place_one_gpu_points_are_compared(self):
+        def point(impl="nccl", dtype="fp32", inplace=False, gpus=1, status="ok"):
+            return {"workload": "allreduce", "gpus": gpus, "status": status, "message": "boom",
+                    "params": {"impl": impl, "dtype": dtype, "inplace": inplace, "bytes": 1024,
+                               "timing": "host", "cache": "hot"},
+                    "metrics": {"time_us": 6.5, "algbw_GBps": 0.16}}
+        doc = {"points": [point(impl="mgbench"), point(dtype="bf16"), point(inplace=True),
+                          point(gpus=2), point()]}
+        picked = crosscheck.mgbench_allreduce(doc)
+        self.assertEqual(picked[1024]["time_us"], 6.5)
+        self.assertEqual((picked[1024]["timing"], picked[1024]["cache"]), ("host", "hot"))
+        failed = crosscheck.mgbench_allreduce({"points": [point(status="failed")]})
+        self.assertEqual(failed[1024], "mgbench failed: boom")
+
+
+FAKE_MGBENCH = """#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+out = args[args.index("--out") + 1]
+params = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--param")
+scale = float(os.environ.get("FAKE_SCALE", "1"))
+ref = {}
+for line in open(os.environ["FAKE_REF"]):
+    f = line.split()
+    if f and f[0].isdigit():
+        ref[int(f[0])] = float(f[5])
+points = []
+for b in params["bytes"].split(","):
+    t = ref[int(b)] * (scale if int(b) == 1 << 30 else 1.0)
+    points.append({"workload": "allreduce", "gpus": 1, "status": "ok",
+                   "params": {"impl": "nccl", "dtype": "fp32", "inplace": False, "bytes": int(b),
+                              "timing": params["timing"], "cache": params["cache"]},
+                   "metrics": {"time_us": t, "algbw_GBps": int(b) / t / 1e3}})
+os.makedirs(out, exist_ok=True)
+json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
+"""
+
+
+class EndToEnd(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.tools = os.path.join(self.dir.name, "nccl-tests", "build")
+        os.makedirs(self.tools)
+        self.write_tool(os.path.join(self.tools, "all_reduce_perf"),
+                        f"#!/bin/sh\ncat '{FIXTURE}'\n")
+        self.mgbench = os.path.join(self.dir.name, "mgbench")
+        self.write_tool(self.mgbench, FAKE_MGBENCH)
+        os.environ["FAKE_REF"] = FIXTURE
+
+    def tearDown(self):
+        os.environ.pop("FAKE_SCALE", None)
+        self.dir.cleanup()
+
+    @staticmethod
+    def write_tool(path, text):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+
+    def run_main(self, *extra):
+        out = os.path.join(self.dir.name, "out")
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = crosscheck.main(["--only", "allreduce", "--mgbench", self.mgbench,
+                                    "--out", out] + list(extra))
+        return code, printed.getvalue(), out
+
+    def test_matching_figures_pass_and_write_json_and_csv(self):
+        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools))
+        self.assertEqual(code, 0, printed)
+        self.assertIn("28 of 28 rows within tolerance", printed)
+        with open(os.path.join(out, "crosscheck.json"), encoding="utf-8") as f:
+            doc = json.load(f)
+        rows = doc["sections"][0]["rows"]
+        self.assertEqual(rows[-1]["key"], "1 GiB")
+        self.assertEqual(rows[-1]["note"], "")
+        with open(os.path.join(out, "crosscheck.csv"), encoding="utf-8") as f:
+            self.assertEqual(len(f.read().strip().splitlines()), 29)
+
+    def test_a_five_percent_gap_at_1_gib_fails(self):
+        os.environ["FAKE_SCALE"] = "1.05"
+        code, printed, _ = self.run_main("--nccl-tests", os.path.dirname(self.tools))
+        self.assertEqual(code, 1)
+        self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+FAIL")
+
+    def test_absent_nccl_tests_is_skipped_with_77(self):
+        code, printed, _ = self.run_main("--nccl-tests", os.path.join(self.dir.name, "nowhere"))
+        self.assertEqual(code, 77)
+        self.assertIn("skipped: all_reduce_perf not found", printed)
+
+
+if __name__ == "__main__":
+    unittest.main()
