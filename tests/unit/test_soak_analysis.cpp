@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "mgbench/model/stats.hpp"
 #include "mgbench/analysis/soak_analysis.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/run/soak.hpp"
@@ -161,13 +162,18 @@ TEST_CASE("soak durations: 10m, 9m30s, 90s, 1h, plain seconds, bad ones are usag
   }
 }
 
-TEST_CASE("soak windows sample for exactly the window") {
-  const auto s = mgbench::soak_window_settings(mgbench::RunSettings{}, 10);
+TEST_CASE("soak windows sample for exactly the window and keep the sweep's noise target") {
+  const mgbench::RunSettings base;
+  const auto s = mgbench::soak_window_settings(base, 10);
   CHECK(s.stopping.min_time_s == 10);
   CHECK(s.stopping.max_time_s == 10);
-  CHECK(s.stopping.max_noise > 0);
-  CHECK(s.stopping.max_noise < 1e-6);
+  CHECK(s.stopping.max_noise == base.stopping.max_noise);  // noisy = an uncertain median
   CHECK(s.group_timeout_s >= 100);
+  // Perfectly steady samples never end a window early; a whole window ends it.
+  const std::vector<double> part(180, 0.05);  // 9 s of the 10
+  CHECK(mgbench::evaluate_stop(s.stopping, part, 9.2) == mgbench::StopDecision::keep_going);
+  const std::vector<double> whole(201, 0.05);
+  CHECK(mgbench::evaluate_stop(s.stopping, whole, 10.1) == mgbench::StopDecision::converged);
 }
 
 TEST_CASE("health counters: grown uncorrected ECC and row-remap trouble are found") {

@@ -113,9 +113,9 @@ RunSettings soak_window_settings(RunSettings settings, double window_s) {
   settings.stopping.min_samples = 2;
   settings.stopping.min_time_s = window_s;
   settings.stopping.max_time_s = window_s;
-  // Never "converged": no real sample series is this quiet, so every window samples for
-  // window_s (0 itself is not a valid noise target in the results schema).
-  settings.stopping.max_noise = 1e-9;
+  // No early stop: the stop rule looks at the noise only once the samples add up to a whole
+  // window, so every window samples for window_s. The noise target stays the sweep's, so a
+  // window is `noisy` only when its median is uncertain (not merely power-capped ripple).
   settings.target_sample_s = std::min(0.05, window_s / 20);
   settings.group_timeout_s = std::max(settings.group_timeout_s, 10 * window_s + 60);
   return settings;
