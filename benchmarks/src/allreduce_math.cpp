@@ -107,11 +107,11 @@ const std::vector<Json>& values_of(const AxisValues& values, const std::string& 
 std::vector<Params> expand_points(const AxisValues& values) {
   static const std::vector<Json> kDtypes{"fp32"}, kImpls{"nccl"}, kInplace{false}, kAlgos{"auto"};
   static const std::vector<Json> kNoBytes;
-  const auto& dtypes = values_of(values, "dtype", kDtypes);
-  const auto& inplaces = values_of(values, "inplace", kInplace);
-  const auto& sizes = values_of(values, "bytes", kNoBytes);
-  const auto& impls = values_of(values, "impl", kImpls);
-  const auto& algos = values_of(values, "algo", kAlgos);
+  const std::vector<Json> dtypes = values_of(values, "dtype", kDtypes);
+  const std::vector<Json> inplaces = values_of(values, "inplace", kInplace);
+  const std::vector<Json> sizes = values_of(values, "bytes", kNoBytes);
+  const std::vector<Json> impls = values_of(values, "impl", kImpls);
+  const std::vector<Json> algos = values_of(values, "algo", kAlgos);
   const bool has_algo_axis = values.count("algo") != 0 && !values.at("algo").empty();
 
   std::vector<Params> points;
