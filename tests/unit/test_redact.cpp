@@ -11,7 +11,8 @@ namespace {
 mgbench::RunResult identifying_run() {
   mgbench::RunResult run;
   run.host = "gpu-node-17.corp.example";
-  run.argv = {"mgbench", "sweep", "--out", "/home/alice/gpu-node-17.corp.example/run"};
+  run.argv = {"mgbench", "sweep", "--out", "/home/alice/gpu-node-17.corp.example/run",
+              "--hosts", "gpu-node-17.corp.example:8,gpu-node-18.corp.example:8"};
   run.settings = {{"profile", "quick"}};
   run.environment = {
       {"host", {{"hostname", "gpu-node-17.corp.example"}, {"kernel", "6.1"}}},
@@ -30,7 +31,9 @@ mgbench::RunResult identifying_run() {
   mgbench::PointResult p;
   p.workload = "gemm";
   p.status = mgbench::Status::failed;
-  p.message = "CUDA error on gpu-node-17.corp.example rank 0";
+  p.message = "CUDA error on gpu-node-17.corp.example rank 0, gpu-node-18.corp.example rank 9";
+  p.placement.nodes = 2;
+  p.placement.hosts = {"gpu-node-17.corp.example", "gpu-node-18.corp.example"};
   run.points.push_back(p);
   return run;
 }
@@ -40,7 +43,7 @@ mgbench::RunResult identifying_run() {
 TEST_CASE("redact: no identifying value is left in the document") {
   const mgbench::RunResult redacted = mgbench::redact_run(identifying_run());
   const std::string text = mgbench::dump_json(mgbench::Json(redacted));
-  for (const char* secret : {"gpu-node-17", "1652823054311", "GPU-1234", "424242", "ib0",
+  for (const char* secret : {"gpu-node-17", "gpu-node-18", "1652823054311", "GPU-1234", "424242", "ib0",
                              "4711", "bob_train", "\"0,1\""}) {
     INFO(secret);
     CHECK(text.find(secret) == std::string::npos);

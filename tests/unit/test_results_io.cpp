@@ -52,6 +52,44 @@ TEST_CASE("a run survives a JSON round trip unchanged") {
   CHECK(back.points[0].noisy);
 }
 
+TEST_CASE("a point's placement survives a round trip; files without one read as threads") {
+  auto p = sample_point(0);
+  p.gpus = 16;
+  p.placement = {mgbench::ProcessModel::processes, mgbench::Launcher::srun, 2, {"n1", "n2"}, 8};
+  const mgbench::Json j = p;
+  CHECK(j.at("process_model") == "processes");
+  CHECK(j.at("launcher") == "srun");
+  CHECK(j.at("nodes") == 2);
+  CHECK(j.at("gpus_per_node") == 8);
+  const auto back = j.get<mgbench::PointResult>();
+  CHECK(back.placement.process_model == mgbench::ProcessModel::processes);
+  CHECK(back.placement.launcher == mgbench::Launcher::srun);
+  CHECK(back.placement.nodes == 2);
+  CHECK(back.placement.hosts == std::vector<std::string>{"n1", "n2"});
+  CHECK(back.placement.gpus_per_node == 8);
+  CHECK(mgbench::Json(back) == j);
+
+  mgbench::Json old = j;
+  for (const char* key : {"process_model", "launcher", "nodes", "hosts", "gpus_per_node"}) {
+    old.erase(key);
+  }
+  const auto legacy = old.get<mgbench::PointResult>();
+  CHECK(legacy.placement.process_model == mgbench::ProcessModel::threads);
+  CHECK(legacy.placement.launcher == mgbench::Launcher::local);
+  CHECK(legacy.placement.nodes == 1);
+  CHECK(legacy.placement.hosts.empty());
+  CHECK(legacy.placement.gpus_per_node == 16);
+
+  for (const auto& [key, bad] : std::vector<std::pair<std::string, mgbench::Json>>{
+           {"launcher", "pbs"}, {"process_model", "fibers"}, {"nodes", 0},
+           {"hosts", "n1"}, {"hosts", mgbench::Json::array({"n1"})}, {"gpus_per_node", -1}}) {
+    mgbench::Json broken = j;
+    broken[key] = bad;
+    INFO(key << " = " << bad.dump());
+    CHECK_THROWS_AS(broken.get<mgbench::PointResult>(), mgbench::UsageError);
+  }
+}
+
 TEST_CASE("point keys match on workload, params and GPU count") {
   auto a = sample_point(0);
   auto b = sample_point(7);

@@ -88,6 +88,22 @@ bool is_redacted_variable(const std::string& name) {
   return false;
 }
 
+namespace {
+
+// The hosts of a multi-node point: their names become labels in the point, its message and
+// the command line (--hosts).
+void redact_point_hosts(PointResult& point, std::vector<std::string>& argv) {
+  for (std::string& name : point.placement.hosts) {
+    if (name.size() < 2) continue;
+    const std::string label = redacted_label(name);
+    replace_all(point.message, name, label);
+    for (std::string& arg : argv) replace_all(arg, name, label);
+    name = label;
+  }
+}
+
+}  // namespace
+
 RunResult redact_run(const RunResult& run) {
   RunResult out = run;
   std::string host = run.host;
@@ -106,6 +122,7 @@ RunResult redact_run(const RunResult& run) {
     replace_all(message, host, host.size() < 2 ? host : label);
     p.message = message;
     scrub_host(p.extra, host, label);
+    redact_point_hosts(p, out.argv);
   }
   scrub_host(out.environment, host, label);
   scrub_host(out.doctor, host, label);

@@ -163,6 +163,7 @@ void to_json(Json& j, const PointResult& p) {
            {"extra", p.extra},
            {"wall_s", p.wall_s},
            {"started_at", p.started_at}};
+  write_placement(j, p.placement);
 }
 
 void from_json(const Json& j, PointResult& p) {
@@ -195,6 +196,7 @@ void from_json(const Json& j, PointResult& p) {
     p.extra = j.value("extra", Json::object());
     p.wall_s = j.contains("wall_s") ? number_or_nan(j.at("wall_s")) : 0.0;
     p.started_at = j.value("started_at", "");
+    p.placement = read_placement(j, p.gpus);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

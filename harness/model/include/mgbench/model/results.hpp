@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/placement.hpp"
 #include "mgbench/model/presentation.hpp"
 #include "mgbench/model/scaling_series.hpp"
 #include "mgbench/model/stats.hpp"
@@ -33,7 +34,8 @@ struct PointResult {
   std::string workload;
   Params params = Json::object();
   int gpus = 1;
-  std::vector<int> devices;  // physical CUDA ordinals as seen by the orchestrator
+  std::vector<int> devices;  // physical CUDA ordinals (per node with several nodes)
+  Placement placement;       // process model, launcher, nodes and hosts
   Status status = Status::ok;
   std::string message;
   bool noisy = false;          // stopped at max time without reaching max_noise
