@@ -42,6 +42,7 @@ dir=$(mktemp -d /tmp/mgbench-slurm.XXXXXX)
 chmod 700 "$dir"
 pids=()
 
+# shellcheck disable=SC2317  # called by the EXIT trap
 stop_all() {
   local pid i
   scancel --full --quiet --user="$(id -un)" >/dev/null 2>&1 || true
@@ -75,6 +76,9 @@ start_munge() {
 
 write_config() {
   local cpus=$(( tasks > $(nproc) ? tasks : $(nproc) ))
+  # PMIx lets srun bootstrap OpenMPI ranks (what `mgbench sweep --launcher srun` starts).
+  local mpi_default=none
+  compgen -G "/usr/lib/*/slurm-wlm/mpi_pmix.so" >/dev/null && mpi_default=pmix
   mkdir -p "$dir/state" "$dir/spool"
   : >"$dir/plugstack.conf"
   cat >"$dir/slurm.conf" <<EOF
@@ -101,7 +105,7 @@ AccountingStorageType=accounting_storage/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_CPU
 SlurmdParameters=config_overrides
-MpiDefault=none
+MpiDefault=$mpi_default
 ReturnToService=2
 SchedulerType=sched/builtin
 MailProg=/bin/true
