@@ -101,6 +101,10 @@ class P2pPoint final : public RankPoint {
     if (env.nranks < 2) {
       throw WaivedError("the p2p matrix needs at least 2 GPUs (this group has one)");
     }
+    if (!env.ranks_share_process()) {
+      throw WaivedError("the p2p matrix copies between the ranks' buffers: it needs every rank "
+                        "in one process (--launcher local)");
+    }
     // Every rank runs the same collectives in the same order, whatever fails locally.
     for (void* slot : env_.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
       devices_.push_back(static_cast<int>(decode(slot)));

@@ -20,11 +20,18 @@
 //                the others give up after the NCCL watchdog's deadline for a window
 //                (watchdog_deadline_s), report the point `timeout` and end the worker, so
 //                that a fresh worker runs the points left
+//   rank-crash   with a process per GPU, the last rank aborts (with threads: crash)
+//   rank-hang    with a process per GPU, the last rank sleeps for ever (with threads: hang)
+// With a process per GPU (mpirun, srun), every point of every behaviour also exercises the
+// process group: each rank checks that it runs rank 0's group and hands in rank + 1, and rank
+// 0 checks the gathered sum (a wrong sum is a `wrong` point, another group a `failed` one).
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <cstdio>
 #include <exception>
@@ -42,6 +49,7 @@
 #include "mgbench/bench/rank_barrier.hpp"
 #include "mgbench/bench/watchdog_deadline.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/model/workload.hpp"
 
@@ -82,8 +90,9 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   r.index = planned.index;
   r.workload = ctx.spec.workload;
   r.params = planned.params;
-  r.gpus = static_cast<int>(ctx.spec.devices.size());
+  r.gpus = ctx.spec.ranks();
   r.devices = ctx.spec.devices;
+  r.placement = ctx.spec.placement;
   r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
   if (behavior == "nan") r.samples[1] = std::numeric_limits<double>::quiet_NaN();
   const double scale = 1.0 + ctx.spec.settings.test_slowdown;
@@ -167,12 +176,55 @@ void hang_in_collective(GroupContext& ctx, const PlannedPoint& planned) {
   throw EnvironmentError("selftest: a collective hung; the worker must restart");
 }
 
+// The process group's checks for one point (see the header), recorded in the point.
+void check_process_group(ProcessGroup& group, const GroupSpec& spec, PointResult& r) {
+  const std::string plan = dump_json(Json(spec));
+  const bool same_plan = group.broadcast(plan) == plan;
+  const Json mine{{"rank", group.rank()},         {"value", group.rank() + 1},
+                  {"host", group.host()},         {"local_rank", group.local_rank()},
+                  {"same_plan", same_plan}};
+  Json ranks = Json::array();
+  std::int64_t sum = 0;
+  bool all_same = true;
+  std::vector<std::string> hosts;
+  for (const std::string& text : group.all_gather(dump_json(mine))) {
+    const Json rank = Json::parse(text);
+    sum += rank.at("value").get<std::int64_t>();
+    all_same = all_same && rank.at("same_plan").get<bool>();
+    const std::string host = rank.at("host").get<std::string>();
+    if (std::find(hosts.begin(), hosts.end(), host) == hosts.end()) hosts.push_back(host);
+    ranks.push_back(rank);
+  }
+  const std::int64_t n = group.size();
+  r.extra["process_group"] = {{"size", n}, {"sum", sum}, {"ranks", ranks}};
+  if (r.placement.hosts.empty() && static_cast<int>(hosts.size()) == r.placement.nodes) {
+    r.placement.hosts = hosts;
+  }
+  if (n != spec.ranks() || !all_same) {
+    r.status = Status::failed;
+    r.message = fmt::format("selftest: {} rank(s) launched for a group of {}{}", n, spec.ranks(),
+                            all_same ? "" : ", and a rank runs another group than rank 0");
+  } else if (sum != n * (n + 1) / 2) {
+    r.status = Status::wrong;
+    r.message = fmt::format("selftest: the ranks' values gathered to {}, not {}", sum,
+                            n * (n + 1) / 2);
+  }
+  r.verification["ok"] = r.status == Status::ok;
+}
+
+bool last_rank(const GroupContext& ctx) {
+  return ctx.processes == nullptr || ctx.processes->rank() == ctx.processes->size() - 1;
+}
+
 void run_selftest_group(GroupContext& ctx) {
   for (const auto& planned : ctx.spec.points) {
     ctx.sink.point_started(planned.index);
     const std::string behavior = planned.params.value("behavior", "ok");
-    if (behavior == "crash") std::abort();
-    if (behavior == "hang") hang();
+    if (behavior == "crash" || (behavior == "rank-crash" && last_rank(ctx))) std::abort();
+    if (behavior == "hang" || (behavior == "rank-hang" && last_rank(ctx))) hang();
+    if (behavior == "interrupt" && ctx.processes != nullptr) {
+      throw UsageError("selftest: 'interrupt' stops the worker's parent: a local worker only");
+    }
     if (behavior == "silent-exit") return;
     if (behavior == "setup-crash") setup_crash(ctx);
     if (behavior == "hang-in-collective") hang_in_collective(ctx, planned);
@@ -183,14 +235,15 @@ void run_selftest_group(GroupContext& ctx) {
       ctx.sink.point_finished(bogus);
       std::abort();
     }
-    if (behavior == "garbage" && ::fcntl(3, F_GETFD) != -1) {
+    if (behavior == "garbage" && ctx.processes == nullptr && ::fcntl(3, F_GETFD) != -1) {
       const char junk[] = "this is not json\n{\"type\":\"point\",\"result\":{\"trunc\n";
       (void)!::write(3, junk, sizeof(junk) - 1);
     }
     if (behavior == "chatty") chatter();
     if (behavior == "slow") sleep_ms(300);
     if (behavior == "brief") sleep_ms(20);
-    const PointResult r = make_result(ctx, planned, behavior);
+    PointResult r = make_result(ctx, planned, behavior);
+    if (ctx.processes != nullptr) check_process_group(*ctx.processes, ctx.spec, r);
     if (behavior == "interrupt") report_then_interrupt(ctx, r);
     ctx.sink.point_finished(r);
   }
@@ -222,7 +275,7 @@ const bool registered =
                                     .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
                                               "brief", "nan", "chatty", "silent-exit",
                                               "bad-index", "interrupt", "steady", "setup-crash",
-                                              "hang-in-collective"}))
+                                              "hang-in-collective", "rank-crash", "rank-hang"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

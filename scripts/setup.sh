@@ -44,6 +44,7 @@ json|required|nlohmann-json3-dev|json-devel|nlohmann-json >= 3.10
 benchmark|optional|libbenchmark-dev|google-benchmark-devel|Google Benchmark (micro-benchmarks)
 sqlite|optional|libsqlite3-dev|sqlite-devel|SQLite headers and static library (history store)
 mpi|optional|libopenmpi-dev|openmpi-devel|MPI (multi-node launch)
+mpirun|optional|openmpi-bin|openmpi|mpirun (OpenMPI: --launcher mpirun and the mpi tests)
 python3|optional|python3|python3|/usr/bin/python3 (schema and report checks)
 jsonschema|optional|python3-jsonschema|python3-jsonschema|python3 jsonschema (results schema test)
 chromium|optional|chromium|chromium|Chromium (HTML report browser test)
@@ -55,7 +56,7 @@ help2man|optional|help2man|help2man|help2man (man page)
 slurm|optional|slurmctld slurmd slurm-client munge|slurm-slurmctld slurm-slurmd slurm munge|Slurm daemons, client and munge (single-node Slurm cluster test)
 fuzzer|optional|clang-16 libfuzzer-16-dev libclang-rt-16-dev|-|clang-16 with libFuzzer and the sanitizer runtimes (fuzz preset)
 '
-TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer slurm"
+TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer mpirun slurm"
 LIBS="cublas nccl catch2 cxxopts spdlog fmt json benchmark sqlite mpi"
 
 field() { echo "$PIECES" | awk -F'|' -v p="$1" -v f="$2" '$1 == p { print $f }'; }

@@ -92,22 +92,25 @@ class GroupRun {
  public:
   GroupRun(GroupContext& ctx, RankPointFactory factory, MetricsFn metrics, RunnerOptions options)
       : ctx_(ctx), factory_(std::move(factory)), metrics_(std::move(metrics)), options_(options),
-        n_(static_cast<int>(ctx.spec.devices.size())) {}
+        n_(ctx.spec.ranks()) {}
 
   void run() {
+    ProcessGroup* processes = ctx_.processes;
+    if (processes != nullptr) check_process_rank(*processes);
     // This thread stays on the group's first device (see device_restore.hpp): the gate flag,
-    // the communicators' set-up and every teardown run here.
-    shared_ = std::make_unique<GroupShared>(ctx_.spec.devices, ctx_.spec.settings);
+    // the communicators' set-up and every teardown run here. With a process per GPU, on
+    // this process's device, and its only rank is its own.
+    const int first = processes != nullptr ? processes->rank() : 0;
+    shared_ = std::make_unique<GroupShared>(ctx_.spec.devices, ctx_.spec.settings, processes,
+                                            device_of(first));
     std::unique_ptr<NcclComms> comms;
     if (options_.needs_nccl) {
-      comms = std::make_unique<NcclComms>(
-          ctx_.spec.devices,
-          std::min(kInitShareOfGroupTimeout * ctx_.spec.settings.group_timeout_s, 300.0));
+      comms = make_comms();
       shared_->comms = comms.get();
     }
     std::vector<std::thread> threads;
     std::vector<std::exception_ptr> errors(n_);
-    for (int r = 0; r < n_; ++r) {
+    for (int r = first; r < (processes != nullptr ? first + 1 : n_); ++r) {
       threads.emplace_back([this, r, &errors] {
         try {
           rank_main(r);
@@ -142,13 +145,46 @@ class GroupRun {
     if (first) std::rethrow_exception(first);
   }
 
+  // The device of `rank`: by rank with threads, by local rank on its node with processes.
+  int device_of(int rank) const {
+    const ProcessGroup* processes = ctx_.processes;
+    return ctx_.spec.devices.at(
+        static_cast<std::size_t>(processes != nullptr ? processes->local_rank() : rank));
+  }
+
+  // A process of a group: the launch matches the plan, and its local rank has a device.
+  void check_process_rank(const ProcessGroup& processes) const {
+    if (processes.size() != n_) {
+      throw EnvironmentError(fmt::format("the launch started {} process(es) for a group of {}",
+                                         processes.size(), n_));
+    }
+    if (processes.local_rank() >= static_cast<int>(ctx_.spec.devices.size())) {
+      throw EnvironmentError(fmt::format(
+          "rank {} on {} is local rank {}, but its node has {} GPU(s) in the group",
+          processes.rank(), processes.host(), processes.local_rank(), ctx_.spec.devices.size()));
+    }
+  }
+
+  // The group's communicators: all in this process, or this process's one, created with rank
+  // 0's unique id (broadcast to every process).
+  std::unique_ptr<NcclComms> make_comms() const {
+    const double timeout_s =
+        std::min(kInitShareOfGroupTimeout * ctx_.spec.settings.group_timeout_s, 300.0);
+    ProcessGroup* processes = ctx_.processes;
+    if (processes == nullptr) return std::make_unique<NcclComms>(ctx_.spec.devices, timeout_s);
+    const std::string id = processes->broadcast(
+        processes->rank() == 0 ? NcclComms::new_unique_id() : std::string());
+    return std::make_unique<NcclComms>(device_of(processes->rank()), processes->rank(),
+                                       processes->size(), id, timeout_s);
+  }
+
   void rank_main(int rank) {
     set_current_rank(rank);
-    const int device = ctx_.spec.devices[rank];
+    const int device = device_of(rank);
     pin_to_local_cpus(device);  // before anything is allocated: host memory lands nearby
     RankResources res(device);
     shared_->set_resources(rank, &res);
-    if (options_.needs_peer_access) enable_peer_access(device);
+    if (options_.needs_peer_access && ctx_.processes == nullptr) enable_peer_access(device);
     bool fatal = false;
     std::string fatal_message;
     for (const auto& planned : ctx_.spec.points) {
@@ -156,8 +192,8 @@ class GroupRun {
       try {
         outcome = run_point(rank, device, res, planned);
       } catch (const std::exception& e) {
-        shared_->fail(rank, e.what());
         if (rank == 0) report_unfinished(planned, e.what());
+        shared_->fail(rank, e.what());
         shared_->set_resources(rank, nullptr);
         throw;
       }
@@ -203,6 +239,7 @@ class GroupRun {
     result.params = planned.params;
     result.gpus = n_;
     result.devices = ctx_.spec.devices;
+    result.placement = ctx_.spec.placement;
     result.started_at = utc_now_iso8601();
     return result;
   }
@@ -268,7 +305,7 @@ class GroupRun {
     p.env.device = p.device;
     p.env.stream = p.res.stream;
     p.env.comm_stream = p.res.comm_stream;
-    p.env.comm = shared_->comms ? shared_->comms->comm(p.rank) : nullptr;
+    p.env.comm = shared_->comms ? shared_->comms->comm(shared_->comm_slot(p.rank)) : nullptr;
     p.env.params = &p.planned.params;
     p.env.settings = &ctx_.spec.settings;
     p.env.shared = shared_.get();
@@ -309,7 +346,8 @@ class GroupRun {
   double warm_up(PointRun& p, const std::function<void()>& enqueue) {
     const RunSettings& settings = ctx_.spec.settings;
     const ScopedWatchdog watchdog(
-        shared_->comms, p.rank, watchdog_deadline_s(settings, settings.warmup_s + kWarmupWindowS));
+        shared_->comms, shared_->arms_watchdog(p.rank),
+        watchdog_deadline_s(settings, settings.warmup_s + kWarmupWindowS));
     // One op outside the gate: lazy module loading and NCCL connection set-up may need
     // the device to be idle, which a spinning gate kernel would prevent.
     const double start = now_s();
@@ -374,7 +412,7 @@ class GroupRun {
     // samples inside arm their own window and hand this one back).
     const RunSettings& settings = ctx_.spec.settings;
     std::unique_ptr<ScopedWatchdog> watchdog = std::make_unique<ScopedWatchdog>(
-        shared_->comms, p.rank,
+        shared_->comms, shared_->arms_watchdog(p.rank),
         watchdog_deadline_s(settings, settings.stopping.max_time_s + kVerifyWindowS));
     shared_->barrier(p.rank, "verify: armed");
     try {
@@ -404,8 +442,10 @@ class GroupRun {
     Gathered g;
     g.medians = shared_->gather_double(p.rank, own_median);
     g.means = shared_->gather_double(p.rank, own_mean);
+    const ProcessGroup* processes = ctx_.processes;
     g.details = shared_->gather_json(p.rank, Json{{"rank", p.rank},
                                                   {"device", p.device},
+                                                  {"host", processes ? processes->host() : ""},
                                                   {"cpus", format_cpu_list(current_thread_cpus())},
                                                   {"details", p.rank_detail},
                                                   {"verification", p.verification.details}});
@@ -457,8 +497,10 @@ class GroupRun {
     result.samples = p.record.headline;
     result.stats = compute_statistics(p.record.headline);
     for (int r = 0; r < n_; ++r) {
-      result.ranks.push_back({r, ctx_.spec.devices[r], g.medians[r], g.means[r]});
+      const auto at = static_cast<std::size_t>(r);
+      result.ranks.push_back({r, g.details[at]["device"].get<int>(), g.medians[at], g.means[at]});
     }
+    record_hosts(result, g.details);
     Json ranks = Json::array();
     Json peak = Json::array();
     bool have_peak = false;
@@ -481,6 +523,21 @@ class GroupRun {
     result.wall_s = now_s() - p.t0;
     reported_ = p.planned.index;
     ctx_.sink.point_finished(result);
+  }
+
+  // Processes on nodes the plan did not name (srun): the nodes the ranks reported.
+  static void record_hosts(PointResult& result, const std::vector<Json>& details) {
+    std::vector<std::string> hosts;
+    for (const Json& d : details) {
+      const std::string host = d.value("host", "");
+      if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+        hosts.push_back(host);
+      }
+    }
+    if (result.placement.hosts.empty() &&
+        static_cast<int>(hosts.size()) == result.placement.nodes) {
+      result.placement.hosts = hosts;
+    }
   }
 
   void add_metrics(PointResult& result, const Json& rank0_details) const {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 
 #include <fmt/format.h>
@@ -103,13 +104,25 @@ RankResources::~RankResources() {
   MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(stream));
 }
 
-GroupShared::GroupShared(const std::vector<int>& devices, const RunSettings& settings)
-    : n_(static_cast<int>(devices.size())), barrier_(n_), settings_(settings),
-      gate_(devices.at(0)), enqueue_failed_(n_, 0), ptrs_(n_), times_(n_), outcomes_(n_),
-      in_step_failure_(n_, 0), resources_(n_, nullptr), drained_rank_(n_, 0) {}
+GroupShared::GroupShared(const std::vector<int>& devices, const RunSettings& settings,
+                         ProcessGroup* processes, int device)
+    : processes_(processes),
+      n_(processes != nullptr ? processes->size() : static_cast<int>(devices.size())),
+      barrier_(processes != nullptr ? 1 : n_), settings_(settings),
+      gate_(processes != nullptr ? device : devices.at(0)), enqueue_failed_(n_, 0), ptrs_(n_),
+      times_(n_), outcomes_(n_), in_step_failure_(n_, 0), resources_(n_, nullptr),
+      drained_rank_(n_, 0) {}
 
-ScopedWatchdog::ScopedWatchdog(NcclComms* comms, int rank, double seconds)
-    : comms_(rank == 0 ? comms : nullptr) {
+void GroupShared::barrier(int rank, const char* step) {
+  if (processes_ != nullptr) {
+    processes_->barrier();
+  } else {
+    barrier_.wait(rank, step);
+  }
+}
+
+ScopedWatchdog::ScopedWatchdog(NcclComms* comms, bool arm, double seconds)
+    : comms_(arm ? comms : nullptr) {
   if (comms_ != nullptr) previous_ = comms_->arm(seconds);
 }
 
@@ -119,11 +132,14 @@ ScopedWatchdog::~ScopedWatchdog() {
 
 void GroupShared::fail(int rank, const std::string& reason) {
   if (n_ < 2) return;
+  // The other processes may wait for this one in a collective: end them all.
+  if (processes_ != nullptr) processes_->abort(reason);
   barrier_.poison(rank, reason);
   if (comms != nullptr) comms->abort(fmt::format("rank {} failed: {}", rank, reason));
 }
 
 void GroupShared::drain(int rank, double timeout_s) {
+  if (processes_ != nullptr) return;  // no peer in this process reads its buffers
   std::unique_lock<std::mutex> lock(drain_mutex_);
   if (drained_rank_[rank] == 0) {
     drained_rank_[rank] = 1;
@@ -141,6 +157,13 @@ bool GroupShared::take_in_step_failure(int rank) {
 }
 
 std::vector<void*> GroupShared::all_gather_ptr(int rank, void* mine) {
+  if (processes_ != nullptr) {  // values only: an address means nothing in another process
+    std::vector<void*> all;
+    for (const Json& v : gather_json(rank, reinterpret_cast<std::uintptr_t>(mine))) {
+      all.push_back(reinterpret_cast<void*>(v.get<std::uintptr_t>()));
+    }
+    return all;
+  }
   ptrs_[rank] = mine;
   barrier(rank, "all_gather_ptr");
   std::vector<void*> all = ptrs_;
@@ -183,9 +206,14 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
     error = std::current_exception();
   }
   enqueue_failed_[rank] = error ? 1 : 0;
-  barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
+  if (processes_ != nullptr) {  // every process learns who failed, then opens its own gate
+    const std::vector<Json> failed = gather_json(rank, static_cast<int>(enqueue_failed_[rank]));
+    for (int r = 0; r < n_; ++r) enqueue_failed_[r] = failed[r].get<int>() != 0 ? 1 : 0;
+  } else {
+    barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
+  }
   std::unique_ptr<ScopedWatchdog> watchdog;
-  if (rank == 0) open_gate(generation, reps, extra_busy_ns, watchdog);
+  if (arms_watchdog(rank)) open_gate(generation, reps, extra_busy_ns, watchdog);
   double mine = 0;
   if (!error) {
     try {
@@ -194,28 +222,58 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
       error = std::current_exception();
     }
   }
+  const RankOutcome own = error ? outcome_of(error, rank) : RankOutcome{};
+  const SampleRound round = processes_ != nullptr
+                                ? settle_processes(mine, own, watchdog)
+                                : settle_threads(rank, mine, own, watchdog);
+  if (round.aborted) {  // one reading for every rank: they all throw, or none does
+    in_step_failure_[rank] = 1;
+    throw EnvironmentError("NCCL communicators aborted" +
+                           (comms != nullptr && comms->aborted() ? ": " + comms->abort_reason()
+                                                                 : " on another rank"));
+  }
+  if (round.worst.status != Status::ok) {
+    in_step_failure_[rank] = 1;
+    if (error) std::rethrow_exception(error);
+    throw EnvironmentError("another rank failed: " + round.worst.message);
+  }
+  return {round.slowest, mine};
+}
+
+GroupShared::SampleRound GroupShared::settle_threads(int rank, double mine, const RankOutcome& own,
+                                                     std::unique_ptr<ScopedWatchdog>& watchdog) {
   times_[rank] = mine;
-  outcomes_[rank] = error ? outcome_of(error, rank) : RankOutcome{};
+  outcomes_[rank] = own;
   barrier(rank, "sample: measured");
   watchdog.reset();
   if (rank == 0) aborted_slot_ = comms != nullptr && comms->aborted();
-  double slowest = 0;
-  RankOutcome worst;
+  SampleRound round;
   for (int r = 0; r < n_; ++r) {
-    slowest = std::max(slowest, times_[r]);
-    if (severity(outcomes_[r].status) > severity(worst.status)) worst = outcomes_[r];
+    round.slowest = std::max(round.slowest, times_[r]);
+    if (severity(outcomes_[r].status) > severity(round.worst.status)) round.worst = outcomes_[r];
   }
   barrier(rank, "sample: combined");  // slots may be reused after this
-  if (aborted_slot_) {  // one reading for every rank: they all throw, or none does
-    in_step_failure_[rank] = 1;
-    throw EnvironmentError("NCCL communicators aborted: " + comms->abort_reason());
+  round.aborted = aborted_slot_;
+  return round;
+}
+
+GroupShared::SampleRound GroupShared::settle_processes(double mine, const RankOutcome& own,
+                                                       std::unique_ptr<ScopedWatchdog>& watchdog) {
+  watchdog.reset();
+  const Json sample{{"seconds", mine},
+                    {"status", to_string(own.status)},
+                    {"message", own.message},
+                    {"aborted", comms != nullptr && comms->aborted()}};
+  SampleRound round;
+  for (const Json& r : gather_json(processes_->rank(), sample)) {
+    round.slowest = std::max(round.slowest, r.at("seconds").get<double>());
+    round.aborted = round.aborted || r.at("aborted").get<bool>();
+    const Status status = status_from_string(r.at("status").get<std::string>());
+    if (severity(status) > severity(round.worst.status)) {
+      round.worst = {status, r.at("message").get<std::string>(), false};
+    }
   }
-  if (worst.status != Status::ok) {
-    in_step_failure_[rank] = 1;
-    if (error) std::rethrow_exception(error);
-    throw EnvironmentError("another rank failed: " + worst.message);
-  }
-  return {slowest, mine};
+  return round;
 }
 
 void GroupShared::open_gate(int generation, int reps, std::uint64_t extra_busy_ns,
@@ -224,7 +282,7 @@ void GroupShared::open_gate(int generation, int reps, std::uint64_t extra_busy_n
   const double expected = static_cast<double>(reps) * op_estimate_s_ +
                           static_cast<double>(extra_busy_ns) * 1e-9;
   watchdog =
-      std::make_unique<ScopedWatchdog>(comms, 0, watchdog_deadline_s(settings_, expected));
+      std::make_unique<ScopedWatchdog>(comms, true, watchdog_deadline_s(settings_, expected));
   // The gate opens in any case (every rank's queue drains, the gate kernels end); when a
   // rank could not enqueue its part, the others' collectives can never complete: abort now
   // rather than wait out the deadline.
@@ -238,6 +296,20 @@ void GroupShared::open_gate(int generation, int reps, std::uint64_t extra_busy_n
 }
 
 RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
+  if (processes_ != nullptr) {
+    RankOutcome worst;
+    const Json own{{"status", to_string(mine.status)}, {"message", mine.message},
+                   {"sticky", mine.sticky}};
+    for (const Json& r : gather_json(rank, own)) {
+      const Status status = status_from_string(r.at("status").get<std::string>());
+      if (severity(status) > severity(worst.status)) {
+        worst.status = status;
+        worst.message = r.at("message").get<std::string>();
+      }
+      worst.sticky = worst.sticky || r.at("sticky").get<bool>();
+    }
+    return worst;
+  }
   outcomes_[rank] = mine;
   barrier(rank, "combine");
   RankOutcome worst;
@@ -250,6 +322,13 @@ RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
 }
 
 std::vector<Json> GroupShared::gather_json(int rank, Json value) {
+  if (processes_ != nullptr) {
+    std::vector<Json> all;
+    for (const std::string& text : processes_->all_gather(value.dump())) {
+      all.push_back(Json::parse(text));
+    }
+    return all;
+  }
   {
     std::lock_guard<std::mutex> lock(json_mutex_);
     if (json_slots_.size() != static_cast<std::size_t>(n_)) json_slots_.assign(n_, Json());
@@ -262,6 +341,11 @@ std::vector<Json> GroupShared::gather_json(int rank, Json value) {
 }
 
 std::vector<double> GroupShared::gather_double(int rank, double value) {
+  if (processes_ != nullptr) {
+    std::vector<double> all;
+    for (const Json& v : gather_json(rank, value)) all.push_back(v.get<double>());
+    return all;
+  }
   times_[rank] = value;
   barrier(rank, "gather");
   std::vector<double> all = times_;
@@ -276,6 +360,8 @@ void RankEnv::fail_group(const std::string& reason) const { shared->fail(rank, r
 std::vector<void*> RankEnv::all_gather_ptr(void* mine) const {
   return shared->all_gather_ptr(rank, mine);
 }
+
+bool RankEnv::ranks_share_process() const { return shared->processes() == nullptr; }
 
 double RankEnv::collective_time(const std::function<void()>& enqueue, int samples) const {
   std::vector<double> maxima;

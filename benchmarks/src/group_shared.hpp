@@ -1,7 +1,10 @@
 #pragma once
 // Internals of the group executor shared by its sources: the per-rank outcome of a phase,
-// the per-rank CUDA resources, and GroupShared, the state and collectives of the rank threads
-// of one group (barrier, gathers, broadcast, the gated timed sample).
+// the per-rank CUDA resources, and GroupShared, the group communicator of the ranks of one
+// group (barrier, gathers, broadcast, abort-flag publication, the gated timed sample). Its
+// ranks are the threads of this process (one per GPU), or, with a ProcessGroup, one rank per
+// process (mpirun, srun): then every collective goes through the ProcessGroup, each process
+// opens its own start gate after the ranks' barrier, and arms its own NCCL watchdog.
 #include <cuda_runtime_api.h>
 
 #include <condition_variable>
@@ -18,6 +21,7 @@
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/rank_barrier.hpp"
 #include "mgbench/model/group.hpp"
+#include "mgbench/model/process_group.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench::bench {
@@ -57,11 +61,12 @@ struct RankResources {
   int* gate_timed_out = nullptr;  // host-mapped: the gate kernel sets it, the host reads it
 };
 
-// Arms the NCCL watchdog (when the group has communicators) on rank 0 for the lifetime of
-// the object, and hands the previous arming back when it ends: windows nest.
+// Arms the NCCL watchdog (when the group has communicators and `arm`: rank 0 of threads,
+// every process of a process group) for the lifetime of the object, and hands the previous
+// arming back when it ends: windows nest.
 class ScopedWatchdog {
  public:
-  ScopedWatchdog(NcclComms* comms, int rank, double seconds);
+  ScopedWatchdog(NcclComms* comms, bool arm, double seconds);
   ~ScopedWatchdog();
   ScopedWatchdog(const ScopedWatchdog&) = delete;
   ScopedWatchdog& operator=(const ScopedWatchdog&) = delete;
@@ -76,12 +81,20 @@ class ScopedWatchdog {
 class GroupShared {
  public:
   // `devices`: the group's CUDA ordinals in rank order (the gate flag is allocated on the
-  // first one, from the calling thread, whose current device it leaves there).
-  GroupShared(const std::vector<int>& devices, const RunSettings& settings);
+  // first one, from the calling thread, whose current device it leaves there). With
+  // `processes`: the devices of this node, of which this process uses the one of its local
+  // rank (`device`).
+  GroupShared(const std::vector<int>& devices, const RunSettings& settings,
+              ProcessGroup* processes = nullptr, int device = -1);
 
   int size() const { return n_; }
-  void barrier(int rank, const char* step) { barrier_.wait(rank, step); }
+  void barrier(int rank, const char* step);
   const RunSettings& settings() const { return settings_; }
+  ProcessGroup* processes() const { return processes_; }
+  // Whether this rank arms its NCCL watchdog: rank 0 of threads, every process.
+  bool arms_watchdog(int rank) const { return rank == 0 || processes_ != nullptr; }
+  // The index of `rank`'s communicator in this process's NcclComms.
+  int comm_slot(int rank) const { return processes_ != nullptr ? 0 : rank; }
 
   // This rank failed outside the steps the ranks share: poisons the barrier (every rank's
   // current and next barrier throws RankFailure) and aborts the NCCL communicators, so that
@@ -110,6 +123,9 @@ class GroupShared {
   // Broadcast of a value from rank 0 (collective).
   template <typename T>
   T broadcast(int rank, const T& value, T& slot) {
+    if (processes_ != nullptr) {
+      return Json::parse(processes_->broadcast(Json(value).dump())).get<T>();
+    }
     if (rank == 0) slot = value;
     barrier(rank, "broadcast");
     T out = slot;
@@ -123,7 +139,7 @@ class GroupShared {
   // Rank 0's estimate of one op's seconds, which sizes the NCCL watchdog's deadline for the
   // timed samples (only rank 0 arms it; other ranks' calls do nothing).
   void set_op_estimate(int rank, double seconds) {
-    if (rank == 0) op_estimate_s_ = seconds;
+    if (arms_watchdog(rank)) op_estimate_s_ = seconds;
   }
 
   NcclComms* comms = nullptr;
@@ -143,7 +159,19 @@ class GroupShared {
                  std::unique_ptr<ScopedWatchdog>& watchdog);
   // Waits for this rank's sample and returns its seconds (throws on a failure or gate timeout).
   static double finish_sample(RankResources& res);
+  // After a sample: every rank's time and outcome, and whether a rank's communicators were
+  // aborted (threads: rank 0 reads the flag once and publishes it; processes: any rank's).
+  struct SampleRound {
+    double slowest = 0;
+    RankOutcome worst;
+    bool aborted = false;
+  };
+  SampleRound settle_threads(int rank, double mine, const RankOutcome& own,
+                             std::unique_ptr<ScopedWatchdog>& watchdog);
+  SampleRound settle_processes(double mine, const RankOutcome& own,
+                               std::unique_ptr<ScopedWatchdog>& watchdog);
 
+  ProcessGroup* processes_;
   int n_;
   RankBarrier barrier_;
   const RunSettings& settings_;

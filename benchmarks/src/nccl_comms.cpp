@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -105,12 +106,11 @@ void abort_created(const std::vector<int>& devices, std::vector<ncclComm_t>& com
   }
 }
 
-// Starts the non-blocking init of every rank. One thread initialises every rank: the calls
-// must be grouped.
-InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>& comms) {
+// Starts the non-blocking init of this process's ranks (first_rank.. of nranks). One thread
+// initialises every rank: the calls must be grouped.
+InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>& comms,
+                       const ncclUniqueId& id, int first_rank, int nranks) {
   const int n = static_cast<int>(devices.size());
-  ncclUniqueId id;
-  MGBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = 0;
   InitFailure failure;
@@ -122,9 +122,11 @@ InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>&
                  ncclUnhandledCudaError};
       break;
     }
-    const ncclResult_t res = ncclCommInitRankConfig(&comms[r], n, id, r, &config);
+    const ncclResult_t res =
+        ncclCommInitRankConfig(&comms[r], nranks, id, first_rank + r, &config);
     if (res != ncclSuccess && res != ncclInProgress) {
-      failure = {fmt::format("ncclCommInitRankConfig(rank {}): {}", r, ncclGetErrorString(res)),
+      failure = {fmt::format("ncclCommInitRankConfig(rank {}): {}", first_rank + r,
+                             ncclGetErrorString(res)),
                  res};
     }
   }
@@ -167,10 +169,35 @@ InitFailure wait_init(const std::vector<int>& devices, const std::vector<ncclCom
 
 }  // namespace
 
+std::string NcclComms::new_unique_id() {
+  ncclUniqueId id;
+  MGBENCH_NCCL_CHECK(ncclGetUniqueId(&id));
+  return std::string(id.internal, sizeof(id.internal));
+}
+
 NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
     : devices_(devices), comms_(devices.size(), nullptr),
       watchdog_(std::make_unique<Watchdog>()) {
   if (devices.empty()) throw UsageError("NCCL communicators need at least one device");
+  const std::string id = new_unique_id();
+  ncclUniqueId unique;
+  std::memcpy(unique.internal, id.data(), sizeof(unique.internal));
+  init(unique, 0, size(), timeout_s);
+}
+
+NcclComms::NcclComms(int device, int rank, int nranks, const std::string& unique_id,
+                     double timeout_s)
+    : devices_{device}, comms_(1, nullptr), watchdog_(std::make_unique<Watchdog>()) {
+  ncclUniqueId unique;
+  if (unique_id.size() != sizeof(unique.internal)) {
+    throw EnvironmentError(fmt::format("rank {}: the NCCL unique id has {} bytes, not {}", rank,
+                                       unique_id.size(), sizeof(unique.internal)));
+  }
+  std::memcpy(unique.internal, unique_id.data(), sizeof(unique.internal));
+  init(unique, rank, nranks, timeout_s);
+}
+
+void NcclComms::init(const ncclUniqueId& id, int first_rank, int nranks, double timeout_s) {
   static std::once_flag nvls_once;
   std::call_once(nvls_once, [] {
     if (std::getenv("NCCL_NVLS_ENABLE") == nullptr) ::setenv("NCCL_NVLS_ENABLE", "0", 0);
@@ -180,7 +207,7 @@ NcclComms::NcclComms(const std::vector<int>& devices, double timeout_s)
   watchdog_->call_timeout_s = timeout_s;
 
   DeviceRestore restore(devices_);
-  InitFailure failure = start_init(devices_, comms_);
+  InitFailure failure = start_init(devices_, comms_, id, first_rank, nranks);
   if (failure.text.empty()) {
     bool timed_out = false;
     failure = wait_init(devices_, comms_, deadline_after(timeout_s), &timed_out);

@@ -190,6 +190,10 @@ PeerAllreduce::PeerAllreduce(RankEnv& env, std::size_t max_bytes, int max_blocks
     throw WaivedError(fmt::format("the own all-reduce supports at most {} ranks, the group has {}",
                                   kernels::kAllreduceMaxRanks, env.nranks));
   }
+  if (env.nranks > 1 && !env.ranks_share_process()) {
+    throw WaivedError("the own all-reduce reads its peers' memory: it needs every rank in one "
+                      "process (--launcher local)");
+  }
   const std::size_t half = (std::max<std::size_t>(max_bytes, 16) + 255) / 256 * 256;
 
   // Every rank runs the same collectives in the same order, whatever fails locally: the

@@ -174,6 +174,20 @@ const BadInputCase kCases[] = {
     {"sweep: --dtypes fp7", "", "sweep --dry-run --dtypes fp7", 2, "unknown dtype 'fp7'"},
     {"sweep: --workloads nope", "", "sweep --dry-run --workloads nope", 2,
      "unknown workload 'nope'"},
+    // sweep: launchers and their nodes
+    {"sweep: --launcher pbs", "", "sweep --dry-run --gpus 1 --launcher pbs", 2,
+     "invalid --launcher 'pbs'"},
+    {"sweep: --hosts with a bad slot count", "",
+     "sweep --dry-run --gpus 1 --launcher mpirun --hosts n1:8,n2:x", 2, "invalid slot count 'x'"},
+    {"sweep: --hosts with a hostile host name", "",
+     "sweep --dry-run --gpus 1 --launcher mpirun --hosts "$(printf 'n1\033[31m:8')"", 2,
+     "invalid host name"},
+    {"sweep: --hostfile missing", "", "sweep --dry-run --gpus 1 --launcher mpirun --hostfile $D/h",
+     2, "cannot read hostfile"},
+    {"sweep: --hostfile with a bad line", "printf 'n1 slots=8\nn2 cpus=8\n' > h",
+     "sweep --dry-run --gpus 1 --launcher mpirun --hostfile $D/h", 2, "line 2"},
+    {"sweep: --hosts with the local launcher", "",
+     "sweep --dry-run --gpus 1 --launcher local --hosts n1:8", 2, "need --launcher mpirun or srun"},
 };
 
 std::string substitute(std::string text, const std::string& dir) {

@@ -59,6 +59,7 @@ TEST_CASE("cli doctor --hosts: a host without a GPU fails the comparison (exit 4
 TEST_CASE("cli doctor --hosts: a bad host list or hostfile is a usage error (exit 2)") {
   for (const char* args : {"doctor --hosts 'a,,b'", "doctor --hosts a:0", "doctor --hosts a,a",
                            "doctor --hostfile /nonexistent/hosts", "doctor --launcher ssh",
+                           "doctor --launcher local",
                            "doctor --hosts a --hostfile /dev/null",
                            "doctor --hosts a --host-timeout 0"}) {
     const auto r = run_mgbench(args);

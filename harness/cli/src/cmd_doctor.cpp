@@ -21,6 +21,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/nics_render.hpp"
+#include "mgbench/run/launcher.hpp"
 #include "doctor_hosts.hpp"
 
 namespace mgbench {
@@ -28,25 +29,28 @@ namespace mgbench {
 namespace {
 
 struct HostsRequest {
-  FanoutLauncher launcher = FanoutLauncher::mpirun;
+  Launcher launcher = Launcher::mpirun;
   std::vector<std::string> hosts;  // empty with srun: every node of the allocation
 };
 
-// The multi-host request of the command line, if any; bad values are usage errors.
+// The multi-host request of the command line, if any; bad values are usage errors. Host lists
+// and hostfiles are read as the sweep reads them (slot counts are not needed here).
 std::optional<HostsRequest> hosts_request(const cxxopts::ParseResult& args) {
   const bool has_hosts = args.count("hosts") > 0, has_file = args.count("hostfile") > 0;
   if (!has_hosts && !has_file && args.count("launcher") == 0) return std::nullopt;
   if (has_hosts && has_file) throw UsageError("give --hosts or --hostfile, not both");
   HostsRequest request;
-  const std::string launcher = args.count("launcher") > 0 ? args["launcher"].as<std::string>()
-                               : std::getenv("SLURM_JOB_ID") != nullptr ? "srun"
-                                                                          : "mpirun";
-  if (launcher != "mpirun" && launcher != "srun") {
-    throw UsageError("--launcher must be mpirun or srun for doctor, not '" + launcher + "'");
+  request.launcher = args.count("launcher") > 0
+                         ? launcher_from_string(args["launcher"].as<std::string>())
+                         : default_launcher();
+  if (request.launcher == Launcher::local) {
+    if (args.count("launcher") > 0) throw UsageError("--launcher for doctor: mpirun or srun");
+    request.launcher = Launcher::mpirun;  // outside Slurm
   }
-  request.launcher = launcher == "srun" ? FanoutLauncher::srun : FanoutLauncher::mpirun;
-  if (has_hosts) request.hosts = parse_host_list(args["hosts"].as<std::string>());
-  if (has_file) request.hosts = read_hostfile(args["hostfile"].as<std::string>());
+  std::vector<HostSlots> hosts;
+  if (has_hosts) hosts = parse_host_list(args["hosts"].as<std::string>());
+  if (has_file) hosts = parse_hostfile(args["hostfile"].as<std::string>());
+  for (const auto& h : hosts) request.hosts.push_back(h.host);
   const double timeout = args["host-timeout"].as<double>();
   if (!(timeout > 0 && timeout <= 3600)) throw UsageError("--host-timeout must be in (0, 3600]");
   return request;

@@ -1,18 +1,25 @@
 // The hidden `mgbench worker` subcommand: runs one group (or a device probe) and streams
-// JSON lines to the orchestrator on fd 3 (see worker_protocol.hpp).
+// JSON lines to the orchestrator on fd 3 (see worker_protocol.hpp); started by mpirun or
+// srun (--mpi), one rank of a group, rank 0 streaming the same lines on its stdout.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
 #include <iostream>
 #include <iterator>
 #include <string>
 
 #include <cxxopts.hpp>
+#include <fmt/format.h>
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/non_finite.hpp"
+#include "mgbench/run/mpi_group.hpp"
 #include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
@@ -48,16 +55,91 @@ class PipeSink : public PointSink {
   int fd_;
 };
 
+// The results of the ranks other than rank 0 of a process group: rank 0 reports the point.
+class DropSink : public PointSink {
+ public:
+  void point_started(std::size_t) override {}
+  void point_finished(const PointResult&) override {}
+};
+
+// A rank killed by a signal says so first, on the protocol stream, with its rank and host.
+// The lines are built before the handlers are installed: a handler only writes.
+struct FatalSignalLines {
+  int fd = -1;
+  std::map<int, std::string> lines;
+};
+FatalSignalLines& fatal_signal_lines() {
+  static FatalSignalLines lines;
+  return lines;
+}
+
+void on_fatal_signal(int sig) {
+  const FatalSignalLines& f = fatal_signal_lines();
+  if (const auto it = f.lines.find(sig); it != f.lines.end()) {
+    (void)!::write(f.fd, it->second.data(), it->second.size());
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+std::string rank_place(const ProcessGroup& group) {
+  return fmt::format("rank {} on {}", group.rank(), group.host());
+}
+
+void arm_fatal_signal_lines(int fd, const ProcessGroup& group) {
+  FatalSignalLines& f = fatal_signal_lines();
+  f.fd = fd;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
+    const char* name = ::strsignal(sig);
+    f.lines[sig] = make_worker_line(
+        Json{{"type", "fatal"},
+             {"message", fmt::format("{}: killed by signal {} ({})", rank_place(group), sig,
+                                     name != nullptr ? name : "?")}});
+  }
+  for (const auto& [sig, line] : f.lines) ::signal(sig, on_fatal_signal);
+}
+
+// One rank of a group started by mpirun or srun. Every rank's stdout is the launcher's
+// forwarded stream: rank 0 writes the protocol there, any rank writes its own `fatal` line
+// before it ends the launch, and everything else printed to stdout goes to stderr instead.
+int run_process_rank() {
+  const int fd = ::dup(1);
+  ::dup2(2, 1);
+  const std::unique_ptr<ProcessGroup> group = start_mpi_group(fd);
+  arm_fatal_signal_lines(fd, *group);
+  std::string input;
+  if (group->rank() == 0) {
+    input.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  input = group->broadcast(input);
+  if (group->rank() == 0) {
+    write_all(fd, make_worker_line(Json{{"type", "hello"}, {"pid", ::getpid()}}));
+  }
+  try {
+    const GroupSpec spec = Json::parse(input).at("group").get<GroupSpec>();
+    PipeSink pipe(fd);
+    DropSink drop;
+    execute_group(spec, group->rank() == 0 ? static_cast<PointSink&>(pipe) : drop, group.get());
+  } catch (const std::exception& e) {
+    group->abort(e.what());  // says so on the stream; the other ranks may wait for this one
+  }
+  if (group->rank() == 0) write_all(fd, make_worker_line(Json{{"type", "done"}}));
+  return 0;
+}
+
 }  // namespace
 
 int cmd_worker(int argc, char** argv) {
   cxxopts::Options options("mgbench worker", "internal: runs one group for the orchestrator");
   options.add_options()("result-fd", "file descriptor for results",
                         cxxopts::value<int>()->default_value("3"));
+  options.add_options()("mpi", "one rank of a group started by mpirun or srun (results on "
+                               "stdout)");
   options.add_options()("h,help", "this help");
   const auto args = parse_command_line(options, argc, argv);
   const int fd = args["result-fd"].as<int>();
   if (parse_only()) return 0;
+  if (args.count("mpi")) return run_process_rank();
 
   const std::string input((std::istreambuf_iterator<char>(std::cin)),
                           std::istreambuf_iterator<char>());

@@ -47,17 +47,13 @@ int print_host_fingerprint() {
 
 namespace {
 
-const char* launcher_name(FanoutLauncher launcher) {
-  return launcher == FanoutLauncher::mpirun ? "mpirun" : "srun";
-}
-
-std::vector<HostFingerprint> gather(FanoutLauncher launcher,
+std::vector<HostFingerprint> gather(Launcher launcher,
                                     const std::vector<std::string>& hosts, double timeout_s) {
-  const char* name = launcher_name(launcher);
+  const char* name = to_string(launcher);
   if (find_program(name).empty()) {
     throw EnvironmentError(fmt::format(
         "{} not found on PATH: install {}", name,
-        launcher == FanoutLauncher::mpirun ? "OpenMPI (apt-get install openmpi-bin)"
+        launcher == Launcher::mpirun ? "OpenMPI (apt-get install openmpi-bin)"
                                            : "the Slurm client (apt-get install slurm-client)"));
   }
   const auto argv =
@@ -77,7 +73,7 @@ std::vector<HostFingerprint> gather(FanoutLauncher launcher,
 
 }  // namespace
 
-int doctor_across_hosts(FanoutLauncher launcher, const std::vector<std::string>& hosts,
+int doctor_across_hosts(Launcher launcher, const std::vector<std::string>& hosts,
                         double timeout_s, bool json) {
   const auto answers = gather(launcher, hosts, timeout_s);
   const auto checks = compare_host_fingerprints(answers);

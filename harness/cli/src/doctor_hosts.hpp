@@ -5,7 +5,7 @@
 
 #include "mgbench/core/params.hpp"
 #include "mgbench/platform/devices.hpp"
-#include "mgbench/run/host_fanout.hpp"
+#include "mgbench/platform/host_fanout.hpp"
 
 namespace mgbench {
 
@@ -19,7 +19,7 @@ int print_host_fingerprint();
 // `doctor --hosts/--hostfile/--launcher`: one `doctor --fingerprint` per host through the
 // launcher, then the comparison. Exit 0, or 4 when a check fails or the launcher is missing or
 // fails.
-int doctor_across_hosts(FanoutLauncher launcher, const std::vector<std::string>& hosts,
+int doctor_across_hosts(Launcher launcher, const std::vector<std::string>& hosts,
                         double timeout_s, bool json);
 
 }  // namespace mgbench

@@ -391,6 +391,7 @@ void to_json(Json& j, const GroupSpec& g) {
   for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
   j = Json{{"group_index", g.group_index}, {"workload", g.workload}, {"devices", g.devices},
            {"points", points},             {"settings", g.settings}};
+  write_placement(j, g.placement);
 }
 
 void from_json(const Json& j, GroupSpec& g) {
@@ -402,6 +403,7 @@ void from_json(const Json& j, GroupSpec& g) {
     g.points.push_back({json_integer<std::size_t>(p.at("index"), "index"), p.at("params")});
   }
   g.settings = j.at("settings").get<RunSettings>();
+  g.placement = read_placement(j, static_cast<int>(g.devices.size()));
 }
 
 }  // namespace mgbench

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
 
@@ -16,6 +17,13 @@
 #include "mgbench/core/error.hpp"
 
 namespace mgbench {
+
+namespace {
+double monotonic_now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
 
 std::string ExitInfo::describe() const {
   if (exited) return fmt::format("exit code {}", code);
@@ -30,15 +38,19 @@ std::string self_executable() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::string& input) {
+WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::string& input,
+                             const std::vector<std::string>& launcher)
+    : launcher_(!launcher.empty()) {
   int result_pipe[2];
   int input_pipe[2];
   if (::pipe2(result_pipe, O_CLOEXEC) != 0 || ::pipe2(input_pipe, O_CLOEXEC) != 0) {
     throw EnvironmentError(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
   }
   const std::string exe = self_executable();
-  std::vector<std::string> argv_store{exe};
+  std::vector<std::string> argv_store = launcher;
+  argv_store.push_back(exe);
   argv_store.insert(argv_store.end(), args.begin(), args.end());
+  const int death_signal = launcher_ ? SIGTERM : SIGKILL;
   std::vector<char*> argv;
   for (auto& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -52,15 +64,21 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::st
     // Child: only async-signal-safe calls until exec. It dies with the orchestrator (even a
     // SIGKILLed one): the death signal survives exec, and the getppid() check closes the
     // window where the parent died before the prctl.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    ::prctl(PR_SET_PDEATHSIG, death_signal);
     if (::getppid() != parent) ::_exit(127);
     ::setpgid(0, 0);
     ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
     ::signal(SIGPIPE, SIG_DFL);
     ::dup2(input_pipe[0], 0);
-    ::dup2(2, 1);
-    ::dup2(result_pipe[1], 3);
-    ::execv(exe.c_str(), argv.data());
+    if (launcher.empty()) {
+      ::dup2(2, 1);
+      ::dup2(result_pipe[1], 3);
+      ::execv(exe.c_str(), argv.data());
+    } else {
+      ::dup2(result_pipe[1], 1);
+      ::execvp(argv[0], argv.data());
+    }
     ::_exit(127);
   }
   ::setpgid(pid_, pid_);
@@ -107,16 +125,31 @@ bool WorkerProcess::read_some(std::string& out, int timeout_ms) {
 }
 
 void WorkerProcess::kill_group() {
-  if (pid_ > 0 && !reaped_) {
-    ::kill(-pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
+  if (pid_ <= 0 || reaped_) return;
+  if (launcher_ && kill_deadline_s_ < 0) {
+    ::kill(pid_, SIGTERM);
+    kill_deadline_s_ = monotonic_now_s() + kLauncherGraceSeconds;
+    return;
   }
+  ::kill(-pid_, SIGKILL);
+  ::kill(pid_, SIGKILL);
 }
 
 ExitInfo WorkerProcess::wait() {
   if (reaped_) return exit_;
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0) {
+  bool reaped = false;
+  // A launcher told to end gets its grace period, then SIGKILL.
+  while (kill_deadline_s_ >= 0 && !reaped) {
+    reaped = ::waitpid(pid_, &status, WNOHANG) == pid_;
+    if (!reaped && monotonic_now_s() > kill_deadline_s_) {
+      ::kill(-pid_, SIGKILL);
+      ::kill(pid_, SIGKILL);
+      break;
+    }
+    if (!reaped) ::usleep(20000);
+  }
+  while (!reaped && ::waitpid(pid_, &status, 0) < 0) {
     if (errno != EINTR) break;
   }
   reaped_ = true;

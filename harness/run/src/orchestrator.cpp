@@ -44,10 +44,13 @@ struct AttemptOutcome {
   std::string fatal;
 };
 
+// `launch`: the launcher's command line in front of the worker (empty: a local worker).
 template <typename OnMessage>
-AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMessage on_message) {
+AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMessage on_message,
+                          const std::vector<std::string>& launch = {}) {
   AttemptOutcome outcome;
-  WorkerProcess worker({"worker", "--result-fd", "3"}, dump_json(request));
+  WorkerProcess worker(worker_arguments(launch.empty() ? Launcher::local : Launcher::mpirun),
+                       dump_json(request), launch);
   LineBuffer lines;
   double last_progress = monotonic_seconds();
   // Reads what the pipe holds and hands on every complete message; false at EOF.
@@ -64,7 +67,10 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
         continue;
       }
       if (message->kind == WorkerMessageKind::done) outcome.done = true;
-      if (message->kind == WorkerMessageKind::fatal) outcome.fatal = message->text;
+      // The first fatal is the cause (other ranks of a launch may follow it).
+      if (message->kind == WorkerMessageKind::fatal && outcome.fatal.empty()) {
+        outcome.fatal = message->text;
+      }
       if (message->kind == WorkerMessageKind::point) last_progress = monotonic_seconds();
       on_message(*message);
     }
@@ -171,6 +177,12 @@ void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointRes
     } else if (done.params != it->second.second->params) {
       why = fmt::format("had [{}], the plan now has [{}]", describe_params(done.params),
                         describe_params(it->second.second->params));
+    } else if (done.placement.process_model != it->second.first->placement.process_model ||
+               done.placement.nodes != it->second.first->placement.nodes) {
+      why = fmt::format("ran as {} on {} node(s), the plan now has {} on {}",
+                        to_string(done.placement.process_model), done.placement.nodes,
+                        to_string(it->second.first->placement.process_model),
+                        it->second.first->placement.nodes);
     } else if (done.devices != it->second.first->devices) {
       why = fmt::format("ran on GPU(s) {}, the plan now uses {}", fmt::join(done.devices, ","),
                         fmt::join(it->second.first->devices, ","));
@@ -197,14 +209,15 @@ JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
   return JournalMode::replace;
 }
 
-PointResult unfinished_point(const std::string& workload, const std::vector<int>& devices,
-                             const PlannedPoint& point, Status status, const std::string& message) {
+PointResult unfinished_point(const PlannedGroup& group, const PlannedPoint& point, Status status,
+                             const std::string& message) {
   PointResult r;
   r.index = point.index;
-  r.workload = workload;
+  r.workload = group.workload;
   r.params = point.params;
-  r.gpus = static_cast<int>(devices.size());
-  r.devices = devices;
+  r.gpus = group.gpus();
+  r.devices = group.devices;
+  r.placement = group.placement;
   r.status = status;
   r.message = message;
   r.started_at = utc_now_iso8601();
@@ -248,7 +261,7 @@ void Orchestrator::record(const PointResult& reported) {
 
 void Orchestrator::record_unfinished(const PlannedGroup& group, const PlannedPoint& point,
                                      Status status, const std::string& message) {
-  record(unfinished_point(group.workload, group.devices, point, status, message));
+  record(unfinished_point(group, point, status, message));
 }
 
 double Orchestrator::eta_s() const {
@@ -278,6 +291,7 @@ GroupSpec Orchestrator::make_spec(const PlannedGroup& group,
   spec.devices = group.devices;
   spec.points = points;
   spec.settings = options_.settings;
+  spec.placement = group.placement;
   return spec;
 }
 
@@ -357,7 +371,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
         reported.insert(m.index);
         in_flight = kNone;
         record(m.point);
-      });
+      },
+      launch_prefix(options_.launch, group.placement));
   std::vector<PlannedPoint> left;
   for (const auto& p : points) {
     if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
@@ -389,9 +404,12 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
     }
     return {};
   }
+  const std::string who = options_.launch.launcher == Launcher::local
+                              ? "worker"
+                              : to_string(options_.launch.launcher);
   const std::string reason =
-      outcome.fatal.empty() ? "worker " + outcome.exit.describe()
-                            : outcome.fatal + " (worker " + outcome.exit.describe() + ")";
+      outcome.fatal.empty() ? who + " " + outcome.exit.describe()
+                            : outcome.fatal + " (" + who + " " + outcome.exit.describe() + ")";
   if (in_flight != kNone) record_unfinished(group, *find_point(in_flight), Status::failed, reason);
   if (in_flight != kNone || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.

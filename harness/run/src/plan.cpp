@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -136,7 +137,10 @@ std::vector<int> select_devices(const SweepOptions& options, int visible) {
 }
 
 void select_gpu_counts(const SweepOptions& options, Plan& plan) {
-  const int available = plan.devices.empty() ? -1 : static_cast<int>(plan.devices.size());
+  // With a launcher, counts past one node are placed (or left out) by plan_placements.
+  const bool one_node = options.launch.launcher == Launcher::local;
+  const int available =
+      plan.devices.empty() || !one_node ? -1 : static_cast<int>(plan.devices.size());
   if (!options.gpu_counts.empty()) {
     plan.gpu_counts = options.gpu_counts;
     std::sort(plan.gpu_counts.begin(), plan.gpu_counts.end());
@@ -147,8 +151,8 @@ void select_gpu_counts(const SweepOptions& options, Plan& plan) {
                                      available));
       }
     }
-  } else if (available > 0) {
-    plan.gpu_counts = default_gpu_counts(available);
+  } else if (!plan.devices.empty()) {
+    plan.gpu_counts = default_gpu_counts(static_cast<int>(plan.devices.size()));
   } else {
     throw UsageError("--dry-run without a visible GPU needs --gpus");
   }
@@ -156,6 +160,71 @@ void select_gpu_counts(const SweepOptions& options, Plan& plan) {
     // Dry run without a GPU: assume devices 0..max-1.
     for (int i = 0; i < plan.gpu_counts.back(); ++i) plan.devices.push_back(i);
   }
+}
+
+// With a launcher, the devices are those of each node: --gpus-per-node (or the hosts' slots)
+// beyond what this host has assumes nodes like it with more GPUs: devices 0..N-1.
+void select_node_devices(const SweepOptions& options, Plan& plan) {
+  if (options.launch.launcher == Launcher::local) return;
+  const int local = static_cast<int>(plan.devices.size());
+  plan.gpus_per_node = planned_gpus_per_node(options.launch, local);
+  if (plan.gpus_per_node <= local) return;
+  if (!options.devices.empty()) {
+    throw UsageError(fmt::format("{} GPUs per node, but --devices names {}",
+                                 plan.gpus_per_node, local));
+  }
+  if (local > 0 && options.launch.gpus_per_node == 0 && options.launch.hosts.empty()) return;
+  plan.devices.clear();
+  for (int i = 0; i < plan.gpus_per_node; ++i) plan.devices.push_back(i);
+}
+
+// Where a group of `n` GPUs runs: its nodes, hosts and ranks per node.
+Placement placement_of(const SweepOptions& options, const Plan& plan, int n) {
+  Placement p;
+  p.launcher = options.launch.launcher;
+  if (p.launcher == Launcher::local) {
+    p.hosts = {host_name()};
+    p.gpus_per_node = n;
+    return p;
+  }
+  p.process_model = ProcessModel::processes;
+  const int per_node = plan.gpus_per_node > 0 ? plan.gpus_per_node : n;
+  p.nodes = n <= per_node ? 1 : n / per_node;
+  p.gpus_per_node = n <= per_node ? n : per_node;
+  for (int i = 0; i < p.nodes && i < static_cast<int>(options.launch.hosts.size()); ++i) {
+    p.hosts.push_back(options.launch.hosts[static_cast<std::size_t>(i)].host);
+  }
+  return p;
+}
+
+// The placement of every planned GPU count; a count that cannot be placed is left out with a
+// note (and the plan's counts lose it).
+std::map<int, Placement> plan_placements(const SweepOptions& options, Plan& plan) {
+  std::map<int, Placement> placements;
+  std::vector<int> kept;
+  const int per_node = plan.gpus_per_node;
+  const int most_nodes = max_nodes(options.launch);
+  for (int n : plan.gpu_counts) {
+    std::string why;
+    if (options.launch.launcher != Launcher::local && n > per_node) {
+      if (n % per_node != 0) {
+        why = fmt::format("{} GPUs do not fill whole nodes of {}", n, per_node);
+      } else if (most_nodes > 0 && n / per_node > most_nodes) {
+        why = fmt::format("{} GPUs need {} nodes of {}, {} known{}", n, n / per_node, per_node,
+                          most_nodes,
+                          options.launch.hosts.empty() ? " (give --hosts or --hostfile)" : "");
+      }
+    }
+    if (!why.empty()) {
+      plan.notes.push_back(fmt::format("--gpus {} left out: {}", n, why));
+      continue;
+    }
+    placements.emplace(n, placement_of(options, plan, n));
+    kept.push_back(n);
+  }
+  if (kept.empty()) throw UsageError("no GPU count of --gpus can be placed on the nodes given");
+  plan.gpu_counts = kept;
+  return placements;
 }
 
 std::vector<const Workload*> select_workloads(const SweepOptions& options) {
@@ -266,15 +335,15 @@ AxisValues workload_values(const Workload& w, const SweepOptions& options) {
 
 // The workload's groups: one per planned GPU count it can run on, plus a 1-GPU group on every
 // selected device without one (--baseline each). `index` numbers the points across the plan.
-void add_workload_groups(const Workload& w, const SweepOptions& options, std::size_t& index,
+void add_workload_groups(const Workload& w, const SweepOptions& options,
+                         const std::map<int, Placement>& placements, std::size_t& index,
                          Plan& plan) {
   const AxisValues values = workload_values(w, options);
   if (const Axis* d = w.find_axis("dtype"); d && !options.dtypes.empty() &&
                                             values.at("dtype").empty()) {
     return;  // none of the requested dtypes applies to this workload
   }
-  auto add_group = [&](std::vector<int> devices, const std::string& purpose) {
-    const int n = static_cast<int>(devices.size());
+  auto add_group = [&](std::vector<int> devices, const std::string& purpose, int n) {
     const std::vector<Params> points =
         w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes));
     if (points.empty()) return;
@@ -283,6 +352,7 @@ void add_workload_groups(const Workload& w, const SweepOptions& options, std::si
     g.workload = w.name();
     g.devices = std::move(devices);
     g.purpose = purpose;
+    g.placement = placements.at(n);
     for (const auto& p : points) g.points.push_back({index++, p});
     plan.total_points += g.points.size();
     plan.estimated_s += 3.0 + static_cast<double>(g.points.size()) *
@@ -292,14 +362,16 @@ void add_workload_groups(const Workload& w, const SweepOptions& options, std::si
   };
   bool single_on_first = false;
   for (int n : plan.gpu_counts) {
-    if (n < w.min_gpus()) continue;
+    if (n < w.min_gpus() || placements.count(n) == 0) continue;
     single_on_first = single_on_first || n == 1;
-    add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + n), "scaling");
+    const auto on_node = static_cast<std::ptrdiff_t>(placements.at(n).gpus_per_node);
+    add_group(std::vector<int>(plan.devices.begin(), plan.devices.begin() + on_node), "scaling",
+              n);
   }
   if (options.baseline_each && w.min_gpus() <= 1) {
     // Every selected GPU alone, the first one too when no 1-GPU group already covers it.
     for (std::size_t i = single_on_first ? 1 : 0; i < plan.devices.size(); ++i) {
-      add_group({plan.devices[i]}, "baseline");
+      add_group({plan.devices[i]}, "baseline", 1);
     }
   }
 }
@@ -309,11 +381,15 @@ void add_workload_groups(const Workload& w, const SweepOptions& options, std::si
 Plan make_plan(const SweepOptions& options, int visible) {
   Plan plan;
   plan.devices = select_devices(options, visible);
+  select_node_devices(options, plan);
   select_gpu_counts(options, plan);
+  if (plan.gpus_per_node <= 0) plan.gpus_per_node = static_cast<int>(plan.devices.size());
   const std::vector<const Workload*> selected = select_workloads(options);
   validate_overrides(options, selected);
+  std::map<int, Placement> placements = plan_placements(options, plan);
+  if (options.baseline_each) placements.emplace(1, placement_of(options, plan, 1));
   std::size_t index = 0;
-  for (const Workload* w : selected) add_workload_groups(*w, options, index, plan);
+  for (const Workload* w : selected) add_workload_groups(*w, options, placements, index, plan);
   if (plan.groups.empty()) {
     throw UsageError("the options select no points (check --gpus, --workloads and --dtypes)");
   }
@@ -330,6 +406,7 @@ Json plan_to_json(const Plan& plan) {
                       {"devices", g.devices},
                       {"purpose", g.purpose},
                       {"points", points}});
+    write_placement(groups.back(), g.placement);
   }
   return Json{{"devices", plan.devices},
               {"gpu_counts", plan.gpu_counts},

@@ -134,7 +134,7 @@ void record_test_hooks(Json& environment) {
   environment["fingerprint_hash"] = fingerprint_hash(environment);
 }
 
-void print_plan(const Plan& plan, std::ostream& out) {
+void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out) {
   out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",
                      plan.groups.size(), plan.total_points, fmt::join(plan.gpu_counts, ","),
                      fmt::join(plan.devices, ","), plan.estimated_s);
@@ -144,6 +144,14 @@ void print_plan(const Plan& plan, std::ostream& out) {
     out << fmt::format("  group {:>3}  {:<12} GPUs {:<16} {:>4} point(s){}\n", g.index,
                        g.workload, devices, g.points.size(),
                        g.purpose == "baseline" ? "  (baseline each)" : "");
+    if (launch.launcher != Launcher::local) {
+      out << fmt::format("      {} node(s) x {} GPU(s){}: {}\n", g.placement.nodes,
+                         g.placement.gpus_per_node,
+                         g.placement.hosts.empty()
+                             ? std::string()
+                             : fmt::format(" on {}", fmt::join(g.placement.hosts, ",")),
+                         launch_command_line(launch, g.placement));
+    }
     for (const auto& p : g.points) {
       out << fmt::format("      #{:<5} {}\n", p.index, describe_params(p.params));
     }
@@ -157,6 +165,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks) {
   // Arguments first: a bad workload, dtype or parameter is named before any device is probed.
   validate_sweep_arguments(options);
+  check_launcher_available(options.launch.launcher, !options.dry_run);
   // Devices: a dry run with --gpus needs no GPU at all.
   ProbeResult probed;
   int visible = -1;
@@ -168,7 +177,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   const bool resuming = !options.resume_dir.empty();
   if (resuming) check_resumed_points(plan, finished);
   if (options.dry_run) {
-    print_plan(plan, std::cout);
+    print_plan(plan, options.launch, std::cout);
     return 0;
   }
   for (const auto& note : plan.notes) spdlog::warn("{}", note);
@@ -189,6 +198,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   run.settings["isolation"] = options.isolation == Isolation::process ? "process" : "none";
   run.settings["scaling"] = to_string(options.scaling);
   run.settings["baseline_each"] = options.baseline_each;
+  run.settings["launcher"] = to_string(options.launch.launcher);
   if (options.price_per_gpu_hour > 0) {
     run.settings["price_per_gpu_hour"] = options.price_per_gpu_hour;
   }

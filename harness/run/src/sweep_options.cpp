@@ -49,6 +49,15 @@ cxxopts::Options sweep_cli() {
       ("dry-run", "print the plan and run nothing")
       ("isolation", "process (a worker per group) | none (in-process, debugging)",
        cxxopts::value<std::string>()->default_value("process"))
+      ("launcher", "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun "
+                   "inside a Slurm allocation, local elsewhere", cxxopts::value<std::string>())
+      ("hosts", "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)",
+       cxxopts::value<std::string>())
+      ("hostfile", "nodes for the launcher, OpenMPI hostfile syntax (host slots=N)",
+       cxxopts::value<std::string>())
+      ("gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
+       cxxopts::value<std::string>())
+      ("oversubscribe", "mpirun: allow more ranks than a host's slots")
       ("group-timeout", "kill a group's worker after this many seconds without progress",
        cxxopts::value<std::string>())
       ("resume", "continue the interrupted sweep in this output directory",
@@ -208,6 +217,40 @@ void parse_execution(const Args& args, SweepOptions& o) {
   o.settings.telemetry = args.count("no-telemetry") == 0;
 }
 
+// How groups are launched: --launcher, the nodes and GPUs per node.
+void parse_launch(const Args& args, SweepOptions& o) {
+  LaunchOptions& l = o.launch;
+  l.launcher = args.count("launcher")
+                   ? choose<Launcher>("launcher", str(args, "launcher"),
+                                      {{"local", Launcher::local},
+                                       {"mpirun", Launcher::mpirun},
+                                       {"srun", Launcher::srun}})
+                   : default_launcher();
+  if (args.count("hosts") && args.count("hostfile")) {
+    throw UsageError("give --hosts or --hostfile, not both");
+  }
+  if (args.count("hosts")) l.hosts = parse_host_list(str(args, "hosts"));
+  if (args.count("hostfile")) l.hosts = parse_hostfile(str(args, "hostfile"));
+  if (args.count("gpus-per-node")) {
+    l.gpus_per_node = static_cast<int>(parse_positive_int(str(args, "gpus-per-node"),
+                                                          "--gpus-per-node"));
+    if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
+  }
+  l.oversubscribe = args.count("oversubscribe") > 0;
+  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe;
+  if (l.launcher == Launcher::local && nodes_given) {
+    throw UsageError("--hosts, --hostfile, --gpus-per-node and --oversubscribe need --launcher "
+                     "mpirun or srun");
+  }
+  if (l.oversubscribe && l.launcher != Launcher::mpirun) {
+    throw UsageError("--oversubscribe is an mpirun option");
+  }
+  if (l.launcher != Launcher::local && o.isolation == Isolation::none) {
+    throw UsageError(fmt::format("--launcher {} starts processes: not with --isolation none",
+                                 to_string(l.launcher)));
+  }
+}
+
 // Where the results go and what is done with them afterwards.
 void parse_outputs(const Args& args, SweepOptions& o) {
   if (args.count("out")) o.out_dir = str(args, "out");
@@ -235,6 +278,7 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
   parse_selection(args, o);
   parse_stopping(args, o);
   parse_execution(args, o);
+  parse_launch(args, o);
   parse_outputs(args, o);
   if (const auto slowdown =
           test_hooks::read_number(test_hooks::kSlowdown, 0.0, test_hooks::kMaxSlowdown)) {

@@ -24,14 +24,17 @@
 
 namespace mgbench {
 
-void execute_group(const GroupSpec& spec, PointSink& sink) {
+void execute_group(const GroupSpec& spec, PointSink& sink, ProcessGroup* processes) {
   const Workload* workload = find_workload(spec.workload);
   if (!workload || !workload->run()) {
     throw UsageError("worker: unknown workload '" + spec.workload + "'");
   }
   std::unique_ptr<PointObserver> observer;
-  if (spec.settings.telemetry) observer = make_point_observer(spec.settings, spec.devices);
-  GroupContext ctx{spec, sink, observer.get()};
+  // With a process per GPU, rank 0 samples the GPUs of its node.
+  if (spec.settings.telemetry && (processes == nullptr || processes->rank() == 0)) {
+    observer = make_point_observer(spec.settings, spec.devices);
+  }
+  GroupContext ctx{spec, sink, observer.get(), processes};
   workload->run()(ctx);
 }
 

@@ -46,8 +46,12 @@ struct RankEnv {
   // current and next barrier throws RankFailure, and the NCCL communicators are aborted.
   // The group ends; call it from a catch and rethrow.
   void fail_group(const std::string& reason) const;
-  // Exchanges one pointer per rank (e.g. peer buffers); every rank must call it.
+  // Exchanges one pointer per rank (e.g. peer buffers); every rank must call it. With a
+  // process per GPU only the values travel: a peer's address is not usable there.
   std::vector<void*> all_gather_ptr(void* mine) const;
+  // Whether every rank of the group runs in this process (one thread per GPU), so that a
+  // peer's device address from all_gather_ptr can be used.
+  bool ranks_share_process() const;
   // Times `enqueue` the way the main loop does (gate, events, slowest rank), `samples`
   // times, and returns the median seconds per call. Collective: every rank calls it with
   // the same `samples`. For secondary measurements such as a step-time breakdown.

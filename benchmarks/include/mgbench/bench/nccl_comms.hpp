@@ -32,6 +32,11 @@ class NcclComms {
   // every device inside one ncclGroupStart/End); waits for init to finish or `timeout_s` to
   // pass (then aborts what was created and throws EnvironmentError).
   NcclComms(const std::vector<int>& devices, double timeout_s);
+  // One communicator of a group spread over processes (one per GPU): rank `rank` of `nranks`
+  // on `device`, joined through `unique_id` (new_unique_id() of rank 0, sent to every rank).
+  // comm(0) is this process's communicator.
+  NcclComms(int device, int rank, int nranks, const std::string& unique_id, double timeout_s);
+  static std::string new_unique_id();  // an ncclUniqueId as bytes
   // Finalizes and destroys the communicators (aborts them when they do not quiesce within
   // a few seconds, or after an abort/error). Joins the watchdog first.
   ~NcclComms();
@@ -82,6 +87,8 @@ class NcclComms {
   struct Watchdog;
   void abort_all(const std::string& reason);
   void watchdog_main();
+
+  void init(const ncclUniqueId& id, int first_rank, int nranks, double timeout_s);
 
   std::vector<int> devices_;
   std::vector<ncclComm_t> comms_;

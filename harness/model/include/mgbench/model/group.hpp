@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/process_group.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/model/stats.hpp"
 
@@ -34,9 +35,16 @@ struct PlannedPoint {
 struct GroupSpec {
   std::size_t group_index = 0;
   std::string workload;
-  std::vector<int> devices;  // CUDA ordinals, in rank order
+  std::vector<int> devices;  // CUDA ordinals, in rank order (on each node with processes)
   std::vector<PlannedPoint> points;
   RunSettings settings;
+  Placement placement;       // threads: gpus_per_node == devices.size(), one node
+  // Ranks of the group: one per device with threads, nodes x GPUs per node with processes.
+  int ranks() const {
+    return placement.process_model == ProcessModel::threads
+               ? static_cast<int>(devices.size())
+               : placement.nodes * placement.gpus_per_node;
+  }
 };
 void to_json(Json& j, const GroupSpec& g);
 void from_json(const Json& j, GroupSpec& g);
@@ -60,8 +68,11 @@ class PointObserver {
 
 struct GroupContext {
   const GroupSpec& spec;
-  PointSink& sink;
+  PointSink& sink;  // rank 0's results; other processes of a group hand in one that drops them
   PointObserver* observer = nullptr;
+  // One process per GPU (mpirun, srun): this process's rank among the group's processes and
+  // the collectives between them. Null with one thread per GPU.
+  ProcessGroup* processes = nullptr;
 };
 
 // Runs every point of a group, reporting each through ctx.sink; throws only for errors

@@ -18,10 +18,19 @@ struct ExitInfo {
   std::string describe() const;  // "exit code 4", "killed by SIGSEGV"
 };
 
+// With a launcher (mpirun, srun ...: `launcher` is its command line, found on PATH), the
+// child is `launcher... self_exe args...`, and its stdout is the result pipe: the launcher
+// forwards its ranks' stdout there, and the worker keeps stray output off it. Such a child
+// dies by SIGTERM with the orchestrator, and kill_group() sends it SIGTERM first (mpirun and
+// srun then end their ranks, on every node; they live outside the launcher's process group)
+// and SIGKILL when it has not ended within kLauncherGraceSeconds.
+inline constexpr double kLauncherGraceSeconds = 5.0;
+
 class WorkerProcess {
  public:
-  // Starts `self_exe args...`, writes `input` to its stdin and closes it.
-  WorkerProcess(const std::vector<std::string>& args, const std::string& input);
+  // Starts `[launcher...] self_exe args...`, writes `input` to its stdin and closes it.
+  WorkerProcess(const std::vector<std::string>& args, const std::string& input,
+                const std::vector<std::string>& launcher = {});
   ~WorkerProcess();  // kills and reaps if still running
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -36,6 +45,8 @@ class WorkerProcess {
  private:
   pid_t pid_ = -1;
   int result_fd_ = -1;
+  bool launcher_ = false;
+  double kill_deadline_s_ = -1;  // a launcher sent SIGTERM: SIGKILL after this
   bool reaped_ = false;
   ExitInfo exit_;
 };

@@ -81,7 +81,7 @@ class Orchestrator {
 };
 
 // A PointResult for a point that never produced one (failed, timeout, skipped...).
-PointResult unfinished_point(const std::string& workload, const std::vector<int>& devices,
-                             const PlannedPoint& point, Status status, const std::string& message);
+PointResult unfinished_point(const PlannedGroup& group, const PlannedPoint& point, Status status,
+                             const std::string& message);
 
 }  // namespace mgbench

@@ -8,6 +8,7 @@
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/workload.hpp"
+#include "mgbench/run/launcher.hpp"
 
 namespace mgbench {
 
@@ -29,6 +30,7 @@ struct SweepOptions {
   std::string run_id;                        // empty: a new one (--resume: the journal's)
   bool dry_run = false;
   Isolation isolation = Isolation::process;
+  LaunchOptions launch;                      // --launcher, --hosts/--hostfile, --gpus-per-node
   ScalingMode scaling = ScalingMode::weak;
   bool baseline_each = false;
   bool skip_doctor = false;
@@ -43,16 +45,19 @@ struct SweepOptions {
 struct PlannedGroup {
   std::size_t index = 0;
   std::string workload;
-  std::vector<int> devices;
+  std::vector<int> devices;  // on each node
   std::vector<PlannedPoint> points;
   std::string purpose = "scaling";  // or "baseline" (--baseline each)
+  Placement placement;              // process model, launcher, nodes and hosts
+  int gpus() const { return placement.nodes * placement.gpus_per_node; }
 };
 
 struct Plan {
   std::vector<PlannedGroup> groups;
   std::size_t total_points = 0;
   double estimated_s = 0;
-  std::vector<int> devices;     // the selected physical devices
+  std::vector<int> devices;     // the selected physical devices (of each node)
+  int gpus_per_node = 0;        // the most ranks a node takes (launchers other than local)
   std::vector<int> gpu_counts;  // the GPU counts planned
   std::vector<std::string> notes;  // what the plan left out and why (one line each)
 };
@@ -69,7 +74,10 @@ std::vector<int> parse_device_list(const std::string& text, int visible);
 // Strong scaling (--scaling strong): a workload's "batch" values are global batches, and a
 // group of n GPUs runs batch / n per GPU; a global batch that n does not divide exactly is
 // left out of that group (rounding would change the global batch and break the series), with
-// a line in `notes`. --baseline each: one 1-GPU group on every selected device that no 1-GPU
+// a line in `notes`. With --launcher mpirun or srun, a GPU count may span nodes: up to the GPUs
+// per node it runs on one node, beyond that on count / per-node nodes (a count the GPUs per
+// node do not divide, or that needs more nodes than known, is left out with a note).
+// --baseline each: one 1-GPU group on every selected device that no 1-GPU
 // scaling group already covers (the first device, too, when --gpus has no 1).
 Plan make_plan(const SweepOptions& options, int visible);
 Json plan_to_json(const Plan& plan);
