@@ -25,14 +25,7 @@ ExitInfo reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  ExitInfo info;
-  if (WIFEXITED(status)) {
-    info.exited = true;
-    info.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    info.signal = WTERMSIG(status);
-  }
-  return info;
+  return ExitInfo::from_wait_status(status);
 }
 
 // Reads the child's stdout until EOF or the deadline; true when the deadline passed first.
