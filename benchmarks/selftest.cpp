@@ -93,6 +93,7 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   r.gpus = ctx.spec.ranks();
   r.devices = ctx.spec.devices;
   r.placement = ctx.spec.placement;
+  if (ctx.processes == nullptr) r.placement.gpus_per_node = r.gpus;  // one node of threads
   r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
   if (behavior == "nan") r.samples[1] = std::numeric_limits<double>::quiet_NaN();
   const double scale = 1.0 + ctx.spec.settings.test_slowdown;

@@ -240,6 +240,7 @@ class GroupRun {
     result.gpus = n_;
     result.devices = ctx_.spec.devices;
     result.placement = ctx_.spec.placement;
+    if (ctx_.processes == nullptr) result.placement.gpus_per_node = n_;  // one node of threads
     result.started_at = utc_now_iso8601();
     return result;
   }
@@ -442,13 +443,13 @@ class GroupRun {
     Gathered g;
     g.medians = shared_->gather_double(p.rank, own_median);
     g.means = shared_->gather_double(p.rank, own_mean);
-    const ProcessGroup* processes = ctx_.processes;
-    g.details = shared_->gather_json(p.rank, Json{{"rank", p.rank},
-                                                  {"device", p.device},
-                                                  {"host", processes ? processes->host() : ""},
-                                                  {"cpus", format_cpu_list(current_thread_cpus())},
-                                                  {"details", p.rank_detail},
-                                                  {"verification", p.verification.details}});
+    Json mine{{"rank", p.rank},
+              {"device", p.device},
+              {"cpus", format_cpu_list(current_thread_cpus())},
+              {"details", p.rank_detail},
+              {"verification", p.verification.details}};
+    if (ctx_.processes != nullptr) mine["host"] = ctx_.processes->host();
+    g.details = shared_->gather_json(p.rank, std::move(mine));
     release_point(p);
     p.combined = shared_->combine(p.rank, p.combined);
     return g;

@@ -324,7 +324,7 @@ RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
 std::vector<Json> GroupShared::gather_json(int rank, Json value) {
   if (processes_ != nullptr) {
     std::vector<Json> all;
-    for (const std::string& text : processes_->all_gather(value.dump())) {
+    for (const std::string& text : processes_->all_gather(dump_json(value))) {
       all.push_back(Json::parse(text));
     }
     return all;

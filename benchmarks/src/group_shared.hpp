@@ -20,6 +20,7 @@
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/rank_barrier.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/process_group.hpp"
 #include "mgbench/model/results.hpp"
@@ -124,7 +125,7 @@ class GroupShared {
   template <typename T>
   T broadcast(int rank, const T& value, T& slot) {
     if (processes_ != nullptr) {
-      return Json::parse(processes_->broadcast(Json(value).dump())).get<T>();
+      return Json::parse(processes_->broadcast(dump_json(Json(value)))).get<T>();
     }
     if (rank == 0) slot = value;
     barrier(rank, "broadcast");

@@ -15,7 +15,7 @@
 #include "mgbench/model/results.hpp"
 #include "mgbench/run/launcher.hpp"
 #include "support.hpp"
-#include "sweep_support.hpp"
+#include "cli/sweep_support.hpp"
 
 using mgbench::Status;
 using mgbench::test::kQuiet;
@@ -61,17 +61,31 @@ void check_gathered(const mgbench::PointResult& p) {
   for (const auto& rank : group.at("ranks")) CHECK(rank.at("same_plan") == true);
 }
 
+// `mgbench sweep --workloads selftest --launcher mpirun ARGS` (quiet, in a fresh directory):
+// its exit code, results.json and stderr.
+struct Swept {
+  int exit_code = -1;
+  mgbench::RunResult run;
+  std::string err;
+};
+Swept sweep_mpirun(const std::string& args, int devices) {
+  const std::string env = mpi_env(devices);
+  const std::string out = mgbench::test::temp_dir("mpi-sweep");
+  const auto r = run_mgbench("sweep" + kMpirun + " " + args + " --out " + out + kQuiet, env);
+  Swept swept{r.exit_code, {}, r.err};
+  INFO(r.err);
+  REQUIRE(std::filesystem::exists(out + "/results.json"));
+  swept.run = mgbench::load_results(out + "/results.json");
+  std::filesystem::remove_all(out);
+  return swept;
+}
+
 }  // namespace
 
 TEST_CASE("mpirun: groups of 1 to 4 ranks start, run rank 0's group and gather to rank 0") {
-  const std::string env = mpi_env(4);
-  const std::string out = mgbench::test::temp_dir("mpi-bootstrap");
-  const auto r = run_mgbench("sweep" + kMpirun + " --gpus 1,2,3,4 --oversubscribe --out " + out +
-                                 kQuiet,
-                             env);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto run = mgbench::load_results(out + "/results.json");
+  const auto [exit_code, run, err] = sweep_mpirun("--gpus 1,2,3,4 --oversubscribe", 4);
+  INFO(err);
+  CHECK(exit_code == 0);
   REQUIRE(run.points.size() == 4);
   for (const auto& p : run.points) {
     INFO("point " << p.index);
@@ -82,18 +96,13 @@ TEST_CASE("mpirun: groups of 1 to 4 ranks start, run rank 0's group and gather t
     CHECK(p.placement.gpus_per_node == p.gpus);
     check_gathered(p);
   }
-  std::filesystem::remove_all(out);
 }
 
 TEST_CASE("mpirun: --gpus 1,2,4 over two hosts of 2 GPUs: 4 GPUs run on 2 nodes") {
-  const std::string env = mpi_env(2);
-  const std::string out = mgbench::test::temp_dir("mpi-hosts");
-  const auto r = run_mgbench("sweep" + kMpirun + " --gpus 1,2,4 --hosts localhost:2,127.0.0.1:2"
-                             " --out " + out + kQuiet,
-                             env);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto run = mgbench::load_results(out + "/results.json");
+  const auto [exit_code, run, err] =
+      sweep_mpirun("--gpus 1,2,4 --hosts localhost:2,127.0.0.1:2", 2);
+  INFO(err);
+  CHECK(exit_code == 0);
   REQUIRE(run.points.size() == 3);
   for (const auto& p : run.points) {
     INFO("point " << p.index << " on " << p.gpus << " GPU(s)");
@@ -105,18 +114,13 @@ TEST_CASE("mpirun: --gpus 1,2,4 over two hosts of 2 GPUs: 4 GPUs run on 2 nodes"
   }
   CHECK(run.points[2].placement.hosts == std::vector<std::string>{"localhost", "127.0.0.1"});
   CHECK(run.points[0].placement.hosts == std::vector<std::string>{"localhost"});
-  std::filesystem::remove_all(out);
 }
 
 TEST_CASE("mpirun: a rank that crashes costs its point only, with its rank and host") {
-  const std::string env = mpi_env(2);
-  const std::string out = mgbench::test::temp_dir("mpi-crash");
-  const auto r = run_mgbench("sweep" + kMpirun + " --gpus 2 --param behavior=ok,rank-crash,ok"
-                             " --out " + out + kQuiet,
-                             env);
-  INFO(r.err);
-  CHECK(r.exit_code == 4);
-  const auto run = mgbench::load_results(out + "/results.json");
+  const auto [exit_code, run, err] =
+      sweep_mpirun("--gpus 2 --param behavior=ok,rank-crash,ok", 2);
+  INFO(err);
+  CHECK(exit_code == 4);
   REQUIRE(run.points.size() == 3);
   CHECK(run.points[0].status == Status::ok);
   CHECK(run.points[1].status == Status::failed);
@@ -125,24 +129,20 @@ TEST_CASE("mpirun: a rank that crashes costs its point only, with its rank and h
   CHECK(run.points[1].message.find("signal 6") != std::string::npos);
   CHECK(run.points[1].placement.process_model == mgbench::ProcessModel::processes);
   CHECK(run.points[2].status == Status::ok);  // a fresh launch ran the rest
-  std::filesystem::remove_all(out);
 }
 
-TEST_CASE("mpirun: a rank that hangs times its point out; the sweep goes on") {
-  const std::string env = mpi_env(2);
-  const std::string out = mgbench::test::temp_dir("mpi-hang");
-  const auto r = run_mgbench("sweep" + kMpirun + " --param behavior=rank-hang"
-                             " --gpus 1,2 --group-timeout 2 --out " + out + kQuiet,
-                             env);
-  INFO(r.err);
-  CHECK(r.exit_code == 4);
-  const auto run = mgbench::load_results(out + "/results.json");
+TEST_CASE("mpirun: a rank that hangs times its point out, and the next group still runs") {
+  const auto [exit_code, run, err] =
+      sweep_mpirun("--param behavior=rank-hang --gpus 1,2 --group-timeout 2", 2);
+  INFO(err);
+  CHECK(exit_code == 4);
   REQUIRE(run.points.size() == 2);
-  // One rank: it is the last rank, and its own point hangs; two: rank 1 hangs, rank 0 waits.
-  CHECK(run.points[0].status == Status::timeout);
-  CHECK(run.points[1].status == Status::timeout);
-  CHECK(run.points[1].message.find("--group-timeout") != std::string::npos);
-  std::filesystem::remove_all(out);
+  // One rank: the last rank is rank 0 and hangs itself; two: rank 1 hangs, rank 0 waits for
+  // it. The first launch's timeout does not stop the second group from being launched.
+  for (const auto& p : run.points) {
+    CHECK(p.status == Status::timeout);
+    CHECK(p.message.find("--group-timeout") != std::string::npos);
+  }
 }
 
 TEST_CASE("mpirun: Ctrl-C stops the sweep, --resume runs the rest, nothing twice") {

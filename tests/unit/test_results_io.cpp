@@ -52,7 +52,7 @@ TEST_CASE("a run survives a JSON round trip unchanged") {
   CHECK(back.points[0].noisy);
 }
 
-TEST_CASE("a point's placement survives a round trip; files without one read as threads") {
+TEST_CASE("a point's placement survives a round trip, and files without one read as threads") {
   auto p = sample_point(0);
   p.gpus = 16;
   p.placement = {mgbench::ProcessModel::processes, mgbench::Launcher::srun, 2, {"n1", "n2"}, 8};

@@ -1,4 +1,5 @@
 // Bad input on the sweep command line: a clear UsageError naming the value, nothing run.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -114,4 +115,27 @@ TEST_CASE("sweep options land in the settings: profile, overrides, time-out and 
   CHECK(o.param_overrides.at("m") == std::vector<std::string>{"1", "2"});
   CHECK_FALSE(o.settings.telemetry);
   CHECK(o.settings.telemetry_interval_s == 0.25);
+}
+
+TEST_CASE("launch options: --launcher, the nodes, and the default inside Slurm") {
+  const auto o = parse({"--launcher", "mpirun", "--hosts", "a:2,b:2", "--oversubscribe"});
+  CHECK(o.launch.launcher == mgbench::Launcher::mpirun);
+  REQUIRE(o.launch.hosts.size() == 2);
+  CHECK(o.launch.hosts[1].host == "b");
+  CHECK(o.launch.oversubscribe);
+  CHECK(usage_error({"--launcher", "pbs"}).find("invalid --launcher 'pbs'") != std::string::npos);
+  CHECK(usage_error({"--launcher", "local", "--gpus-per-node", "4"}).find("need --launcher") !=
+        std::string::npos);
+  CHECK(usage_error({"--launcher", "srun", "--oversubscribe"}).find("mpirun option") !=
+        std::string::npos);
+  CHECK(usage_error({"--launcher", "mpirun", "--hosts", "a:2", "--hostfile", "f"})
+            .find("not both") != std::string::npos);
+  CHECK(usage_error({"--launcher", "mpirun", "--isolation", "none"}).find("--isolation none") !=
+        std::string::npos);
+  ::setenv("SLURM_JOB_ID", "7", 1);
+  CHECK(parse({}).launch.launcher == mgbench::Launcher::srun);
+  CHECK(parse({"--isolation", "none"}).launch.launcher == mgbench::Launcher::local);
+  CHECK(parse({"--launcher", "local"}).launch.launcher == mgbench::Launcher::local);
+  ::unsetenv("SLURM_JOB_ID");
+  CHECK(parse({}).launch.launcher == mgbench::Launcher::local);
 }

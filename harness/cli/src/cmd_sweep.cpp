@@ -30,12 +30,12 @@ namespace {
 const std::set<std::string> kPlanOptions = {
     "workloads", "gpus",    "devices",  "param",       "dtypes",   "batch-sizes",
     "profile",   "scaling", "baseline", "min-samples", "min-time", "max-noise",
-    "max-time-per-point"};
+    "max-time-per-point", "launcher", "hosts", "hostfile", "gpus-per-node", "oversubscribe"};
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",
                                       "quiet",     "help",         "force",
-                                      "redact"};
+                                      "redact",    "oversubscribe"};
 
 // One long option of a command line, with the tokens it spans ("--a=1", or "--a" "1").
 struct LongOption {
@@ -74,6 +74,14 @@ Json plan_value(const SweepOptions& o, const std::string& name) {
   if (name == "min-samples") return s.min_samples;
   if (name == "min-time") return s.min_time_s;
   if (name == "max-noise") return s.max_noise;
+  if (name == "launcher") return to_string(o.launch.launcher);
+  if (name == "hosts" || name == "hostfile") {
+    Json hosts = Json::array();
+    for (const auto& h : o.launch.hosts) hosts.push_back({h.host, h.slots});
+    return hosts;
+  }
+  if (name == "gpus-per-node") return o.launch.gpus_per_node;
+  if (name == "oversubscribe") return o.launch.oversubscribe;
   return s.max_time_s;  // max-time-per-point
 }
 
@@ -91,6 +99,7 @@ void take_plan(const SweepOptions& from, SweepOptions& to) {
   to.settings.stopping = from.settings.stopping;
   to.scaling = from.scaling;
   to.baseline_each = from.baseline_each;
+  to.launch = from.launch;
 }
 
 SweepOptions parse(const std::vector<std::string>& argv) {

@@ -150,7 +150,9 @@ std::vector<std::string> mpirun_prefix(const LaunchOptions& options, const Place
   std::vector<std::string> cmd{"mpirun", "-np", std::to_string(ranks)};
   if (!placement.hosts.empty()) {
     std::vector<std::string> hosts;
-    for (const auto& h : placement.hosts) hosts.push_back(h + ":" + std::to_string(placement.gpus_per_node));
+    for (const auto& h : placement.hosts) {
+      hosts.push_back(h + ":" + std::to_string(placement.gpus_per_node));
+    }
     cmd.insert(cmd.end(), {"--host", fmt::format("{}", fmt::join(hosts, ","))});
   }
   if (options.oversubscribe) cmd.push_back("--oversubscribe");

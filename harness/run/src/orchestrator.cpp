@@ -106,6 +106,14 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   return outcome;
 }
 
+// Why an attempt ended badly: the worker's fatal line (with a launcher, naming the rank and its
+// host), and how the worker or the launcher ended.
+std::string failure_reason(const AttemptOutcome& outcome, Launcher launcher) {
+  const std::string who = launcher == Launcher::local ? "worker" : to_string(launcher);
+  const std::string how = who + " " + outcome.exit.describe();
+  return outcome.fatal.empty() ? how : outcome.fatal + " (" + how + ")";
+}
+
 }  // namespace
 
 std::atomic<bool>& interrupt_flag() {
@@ -404,12 +412,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
     }
     return {};
   }
-  const std::string who = options_.launch.launcher == Launcher::local
-                              ? "worker"
-                              : to_string(options_.launch.launcher);
-  const std::string reason =
-      outcome.fatal.empty() ? who + " " + outcome.exit.describe()
-                            : outcome.fatal + " (" + who + " " + outcome.exit.describe() + ")";
+  const std::string reason = failure_reason(outcome, options_.launch.launcher);
   if (in_flight != kNone) record_unfinished(group, *find_point(in_flight), Status::failed, reason);
   if (in_flight != kNone || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.

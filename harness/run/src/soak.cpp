@@ -368,6 +368,7 @@ int run_soak(const SoakOptions& options, const std::vector<std::string>& argv,
   spec.workload = options.workload;
   spec.devices = devices;
   spec.settings = sweep.settings;
+  spec.placement.gpus_per_node = static_cast<int>(devices.size());
   const Params params =
       load_params(options, devices, static_cast<int>(probed.inventory.devices.size()));
   const auto planned = static_cast<std::size_t>(std::ceil(options.duration_s / options.window_s)) + 2;

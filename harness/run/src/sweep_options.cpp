@@ -225,7 +225,7 @@ void parse_launch(const Args& args, SweepOptions& o) {
                                       {{"local", Launcher::local},
                                        {"mpirun", Launcher::mpirun},
                                        {"srun", Launcher::srun}})
-                   : default_launcher();
+                   : (o.isolation == Isolation::none ? Launcher::local : default_launcher());
   if (args.count("hosts") && args.count("hostfile")) {
     throw UsageError("give --hosts or --hostfile, not both");
   }
