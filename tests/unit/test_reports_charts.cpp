@@ -111,8 +111,6 @@ TEST_CASE("the efficiency chart marks where a run spans more nodes", "[reports][
   auto run =
       mgbench::load_results(std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json");
   REQUIRE_FALSE(run.scaling.empty());
-  auto& rows = run.scaling.front().rows;
-  REQUIRE(rows.size() >= 2);
   const std::string workload = run.scaling.front().workload;
   const auto efficiency_svg = [&](const mgbench::RunResult& r) {
     for (const auto& c : mr::build_charts(r)) {
@@ -121,7 +119,7 @@ TEST_CASE("the efficiency chart marks where a run spans more nodes", "[reports][
     return std::string();
   };
   CHECK(efficiency_svg(run).find(" nodes") == std::string::npos);  // one node: no line
-  rows.back().nodes = 2;
+  for (auto& series : run.scaling) series.rows.back().nodes = 2;  // the largest count: 2 nodes
   const std::string svg = efficiency_svg(run);
   REQUIRE_FALSE(svg.empty());
   CHECK(svg.find("2 nodes") != std::string::npos);

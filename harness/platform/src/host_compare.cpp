@@ -118,8 +118,9 @@ std::vector<DoctorCheck> compare_host_fingerprints(const std::vector<HostFingerp
   checks.push_back(same_everywhere(
       hosts, "hosts_clocks", "maximum SM/memory clocks", warn,
       [](const Json& e) { return per_gpu(e, [](const Json& g) {
-                            return number_at(g, "clocks_mhz", "sm_max", "MHz") + " SM " +
-                                   number_at(g, "clocks_mhz", "mem_max", "MHz") + " mem"; }); },
+                            const std::string sm = number_at(g, "clocks_mhz", "sm_max", "MHz");
+                            const std::string mem = number_at(g, "clocks_mhz", "mem_max", "MHz");
+                            return sm == "?" && mem == "?" ? sm : sm + " SM " + mem + " mem"; }); },
       "check for locked or capped clocks on the odd host (nvidia-smi -q -d CLOCK)"));
   return checks;
 }
