@@ -53,9 +53,10 @@ ctags|optional|universal-ctags|ctags|universal-ctags (size lint)
 promtool|optional|prometheus|-|promtool (Prometheus export check; dnf: take it from the Prometheus release tarball)
 xmllint|optional|libxml2-utils|libxml2|xmllint (JUnit export check)
 help2man|optional|help2man|help2man|help2man (man page)
+slurm|optional|slurmctld slurmd slurm-client munge|slurm-slurmctld slurm-slurmd slurm munge|Slurm daemons, client and munge (single-node Slurm cluster test)
 fuzzer|optional|clang-16 libfuzzer-16-dev libclang-rt-16-dev|-|clang-16 with libFuzzer and the sanitizer runtimes (fuzz preset)
 '
-TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer mpirun"
+TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer mpirun slurm"
 LIBS="cublas nccl catch2 cxxopts spdlog fmt json benchmark sqlite mpi"
 
 field() { echo "$PIECES" | awk -F'|' -v p="$1" -v f="$2" '$1 == p { print $f }'; }
@@ -73,6 +74,8 @@ has_tool() {
     python3) [[ -x /usr/bin/python3 ]] ;;
     jsonschema) [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ;;
     chromium) command -v chromium >/dev/null || command -v chromium-browser >/dev/null ;;
+    slurm) command -v slurmctld >/dev/null && command -v slurmd >/dev/null &&
+           command -v srun >/dev/null && command -v munged >/dev/null ;;
     ctags) grep -q 'Universal Ctags' <<<"$(ctags --version 2>/dev/null)" ;;
     fuzzer) command -v clang++-16 >/dev/null &&
             compgen -G '/usr/lib/llvm-16/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ;;

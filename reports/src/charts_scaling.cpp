@@ -20,6 +20,7 @@ constexpr std::size_t kMaxScalingCharts = 6;
 struct Curve {
   const ScalingSeries* series = nullptr;
   std::vector<double> gpus, throughput, efficiency;
+  std::vector<int> nodes;
 };
 
 std::vector<Curve> curves_of(const RunResult& run, const std::string& workload) {
@@ -30,11 +31,12 @@ std::vector<Curve> curves_of(const RunResult& run, const std::string& workload) 
     for (const ScalingRow& r : s.rows) rows.push_back(&r);
     std::stable_sort(rows.begin(), rows.end(),
                      [](const ScalingRow* a, const ScalingRow* b) { return a->gpus < b->gpus; });
-    Curve c{&s, {}, {}, {}};
+    Curve c{&s, {}, {}, {}, {}};
     for (const ScalingRow* r : rows) {
       c.gpus.push_back(r->gpus);
       c.throughput.push_back(r->throughput);
       c.efficiency.push_back(r->efficiency);
+      c.nodes.push_back(r->nodes);
     }
     if (std::set<double>(c.gpus.begin(), c.gpus.end()).size() >= 2) out.push_back(std::move(c));
   }
@@ -103,6 +105,24 @@ svg::LineChart throughput_chart(const std::string& workload, const Presentation&
   return chart;
 }
 
+// A vertical line where each node count starts ("2 nodes" at 16 GPUs), from the first curve
+// that ran on several nodes; nothing for single-node runs.
+void mark_node_boundaries(const std::vector<Curve>& curves, std::size_t shown,
+                          svg::LineChart& chart) {
+  for (std::size_t i = 0; i < shown; ++i) {
+    const Curve& c = curves[i];
+    if (*std::max_element(c.nodes.begin(), c.nodes.end()) <= 1) continue;
+    for (std::size_t k = 1; k < c.nodes.size(); ++k) {
+      if (c.nodes[k] != c.nodes[k - 1]) {
+        chart.ref_lines.push_back({c.gpus[k], fmt::format("{} nodes", c.nodes[k]), true});
+      }
+    }
+    chart.subtitle += (chart.subtitle.empty() ? "" : " · ") +
+                      std::string("vertical lines: where the run spans more nodes");
+    return;
+  }
+}
+
 }  // namespace
 
 void scaling_charts(const RunResult& run, const std::string& workload,
@@ -146,6 +166,7 @@ void scaling_charts(const RunResult& run, const std::string& workload,
   // Start the axis below the lowest efficiency (at most at 50 %) so differences show.
   eff.y.zero_based = false;
   eff.y.min = std::max(0.0, std::min(50.0, std::floor((lowest - 5) / 10) * 10));
+  mark_node_boundaries(all, shown, eff);
   charts.add(workload, "efficiency", eff);
 }
 

@@ -145,6 +145,9 @@ const BadInputCase kCases[] = {
     {"doctor: --load-seconds 0", "", "doctor --load-seconds 0", 2, "--load-seconds"},
     {"doctor: --load-seconds not a number", "", "doctor --load-seconds abc", 2, "abc"},
     {"doctor: --load-seconds 1e9", "", "doctor --load-seconds 1e9", 2, "--load-seconds"},
+    {"doctor: --hosts with an empty name", "", "doctor --hosts a,,b", 2, "host"},
+    {"doctor: --hostfile missing", "", "doctor --hostfile $D/none", 2, "none"},
+    {"doctor: --launcher local", "", "doctor --launcher local", 2, "--launcher"},
     // sweep: options and the journal of --resume (all before any device is probed)
     {"sweep: --resume of a directory without a journal", "mkdir run", "sweep --resume $D/run", 2,
      "journal"},

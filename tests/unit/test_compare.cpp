@@ -452,7 +452,7 @@ TEST_CASE("compare: a results file of another schema version is a usage error", 
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("compare: points that ran different own-kernel versions are listed; same versions are not",
+TEST_CASE("compare: points that ran different own-kernel versions are listed, same versions are not",
           "[compare]") {
   RunResult base = make_run(1.0, 0), next = make_run(1.0, 100);
   base.points[0].extra["implementation"] = Json{{"name", "sm90a_wgmma"}, {"version", 1}};

@@ -67,7 +67,7 @@ TEST_CASE("timing methods and cache modes parse, print and default", "[measureme
   CHECK(mgbench::cache_of(Json::object(), CacheMode::cold) == CacheMode::cold);
 }
 
-TEST_CASE("a hot rotation is one set; a cold one exceeds twice L2 with the fewest sets",
+TEST_CASE("a hot rotation is one set, a cold one exceeds twice L2 with the fewest sets",
           "[measurement]") {
   const auto hot = mgbench::plan_rotation(CacheMode::hot, 16 * kMiB, kL2, 100000 * kMiB);
   CHECK(hot.sets == 1);

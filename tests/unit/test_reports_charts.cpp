@@ -106,3 +106,22 @@ TEST_CASE("log2 tick labels are thinned so they do not overlap", "[reports][char
   CHECK(labels <= 8);
   CHECK(svg.find(">1 GiB<") != std::string::npos);
 }
+
+TEST_CASE("the efficiency chart marks where a run spans more nodes", "[reports][charts]") {
+  auto run =
+      mgbench::load_results(std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json");
+  REQUIRE_FALSE(run.scaling.empty());
+  const std::string workload = run.scaling.front().workload;
+  const auto efficiency_svg = [&](const mgbench::RunResult& r) {
+    for (const auto& c : mr::build_charts(r)) {
+      if (c.kind == "efficiency" && c.id.find(workload) != std::string::npos) return c.svg;
+    }
+    return std::string();
+  };
+  CHECK(efficiency_svg(run).find(" nodes") == std::string::npos);  // one node: no line
+  for (auto& series : run.scaling) series.rows.back().nodes = 2;  // the largest count: 2 nodes
+  const std::string svg = efficiency_svg(run);
+  REQUIRE_FALSE(svg.empty());
+  CHECK(svg.find("2 nodes") != std::string::npos);
+  CHECK(svg.find("where the run spans more nodes") != std::string::npos);
+}

@@ -178,7 +178,7 @@ TEST_CASE("flags: noise with its reason, oscillation folded per workload, doctor
   CHECK(group("Points without a result").size() == 6);  // 4 oom, 1 wrong, 1 failed
 }
 
-TEST_CASE("HTML report: summary, then flags, then details; settings at the end",
+TEST_CASE("HTML report: summary, then flags, then details, settings at the end",
           "[reports][summary]") {
   const std::string html = mgbench::reports::render_html_report(sample());
   const auto at = [&](const std::string& needle) {

@@ -96,6 +96,7 @@ ScalingRow make_row(const Group& group, int gpus, const Candidate& candidate, do
   row.throughput = candidate.throughput;
   row.time_s = candidate.point->stats.median;
   row.point_index = candidate.point->index;
+  row.nodes = std::max(1, candidate.point->placement.nodes);
   const double n = static_cast<double>(gpus);
   row.speedup = group.strong ? t1 / row.time_s : candidate.throughput / x1;
   row.efficiency = row.speedup / n;
@@ -128,6 +129,7 @@ std::optional<ScalingSeries> make_series(const Group& group) {
     if (group.strong && !(candidate.point->stats.median > 0)) continue;
     series.rows.push_back(make_row(group, gpus, candidate, x1, t1));
   }
+  series.node_split = node_split(series.rows);
   return series;
 }
 
@@ -149,6 +151,26 @@ ThroughputLookup presentation_throughput(const RunResult& run) {
     if (!p.headline_ || p.headline_->name.empty()) return std::nullopt;
     return ThroughputMetric{p.headline_->name, p.headline_->unit};
   };
+}
+
+std::optional<NodeSplit> node_split(const std::vector<ScalingRow>& rows) {
+  const ScalingRow* node = nullptr;   // the largest single-node row
+  const ScalingRow* widest = nullptr;  // the row on the most nodes (the larger on a tie)
+  for (const ScalingRow& r : rows) {
+    if (r.nodes == 1 && (node == nullptr || r.gpus > node->gpus)) node = &r;
+    if (r.nodes > 1 && (widest == nullptr || r.nodes > widest->nodes ||
+                        (r.nodes == widest->nodes && r.gpus > widest->gpus))) {
+      widest = &r;
+    }
+  }
+  if (node == nullptr || widest == nullptr || !(node->efficiency > 0)) return std::nullopt;
+  if (widest->gpus != widest->nodes * node->gpus) return std::nullopt;  // not full nodes of G
+  NodeSplit split;
+  split.gpus_per_node = node->gpus;
+  split.nodes = widest->nodes;
+  split.intra_efficiency = node->efficiency;
+  split.inter_efficiency = widest->efficiency / node->efficiency;
+  return split;
 }
 
 std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,

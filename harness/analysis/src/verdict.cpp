@@ -1,6 +1,7 @@
 // Plain-words verdicts from the scaling series, the step-time breakdown and baseline outliers.
 #include "mgbench/analysis/verdict.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -110,6 +111,26 @@ std::string headline_text(const ScalingSeries& s) {
          ".";
 }
 
+// "Within a node (1 -> 8 GPUs) efficiency is 94 %; between nodes (1 -> 4 nodes) 61 %: most of
+// the loss is between nodes (the network)." Sets the verdict's losing part.
+void add_node_split(const ScalingSeries& s, RunVerdict& v) {
+  if (!s.node_split) return;
+  const NodeSplit& n = *s.node_split;
+  v.text += " Within a node (1 -> " + gpus_text(n.gpus_per_node) + ") efficiency is " +
+            percent(n.intra_efficiency) + "; between nodes (1 -> " + std::to_string(n.nodes) +
+            " nodes) " + percent(n.inter_efficiency) + ": ";
+  const double intra_loss = 1.0 - n.intra_efficiency, inter_loss = 1.0 - n.inter_efficiency;
+  if (std::max(intra_loss, inter_loss) <= kPartLossTolerance) {
+    v.text += "both parts scale well.";
+  } else if (inter_loss >= intra_loss) {
+    v.text += "most of the loss is between nodes (the network).";
+    v.losing_part = kLosingInterNode;
+  } else {
+    v.text += "most of the loss is within a node (NVLink/PCIe and the GPUs themselves).";
+    v.losing_part = kLosingIntraNode;
+  }
+}
+
 // Appends the baseline-each outliers of the series' 1-GPU parameters; true when any.
 bool add_outliers(const ScalingSeries& s, const Params& base_params,
                   const std::vector<Json>& outliers, std::string& text) {
@@ -214,6 +235,7 @@ std::vector<RunVerdict> compute_verdicts(const std::vector<ScalingSeries>& serie
     const std::string label = verdict_label(s, series);
     v.text = s.workload + (label.empty() ? "" : " " + label) + ": " + headline_text(s) +
              breakdown_text(find_point(last.point_index), last.gpus);
+    add_node_split(s, v);
     const PointResult* base = find_point(s.rows.front().point_index);
     const bool slow = add_outliers(s, base != nullptr ? base->params : s.params, outliers, v.text);
     add_anomalies(s, v);

@@ -33,6 +33,7 @@ void to_json(Json& j, const ScalingRow& row) {
            {"karp_flatt", optional_json(row.karp_flatt)},
            {"marginal_efficiency", optional_json(row.marginal_efficiency)},
            {"point_index", row.point_index}};
+  if (row.nodes > 1) j["nodes"] = row.nodes;
 }
 
 void from_json(const Json& j, ScalingRow& row) {
@@ -45,12 +46,29 @@ void from_json(const Json& j, ScalingRow& row) {
   row.karp_flatt = optional_number(j, "karp_flatt");
   row.marginal_efficiency = optional_number(j, "marginal_efficiency");
   row.point_index = json_integer_or<std::size_t>(j, "point_index", 0);
+  if (j.contains("nodes")) row.nodes = json_integer<int>(j.at("nodes"), "nodes", 1);
+}
+
+void to_json(Json& j, const NodeSplit& split) {
+  j = Json{{"gpus_per_node", split.gpus_per_node},
+           {"nodes", split.nodes},
+           {"intra_efficiency", split.intra_efficiency},
+           {"inter_efficiency", split.inter_efficiency}};
+}
+
+void from_json(const Json& j, NodeSplit& split) {
+  split = NodeSplit{};
+  split.gpus_per_node = json_integer<int>(j.at("gpus_per_node"), "gpus_per_node", 1);
+  split.nodes = json_integer<int>(j.at("nodes"), "nodes", 1);
+  split.intra_efficiency = j.at("intra_efficiency").get<double>();
+  split.inter_efficiency = j.at("inter_efficiency").get<double>();
 }
 
 void to_json(Json& j, const ScalingSeries& series) {
   j = Json{{"workload", series.workload}, {"params", series.params},
            {"metric", series.metric},     {"unit", series.unit},
            {"mode", series.mode},         {"rows", series.rows}};
+  if (series.node_split) j["node_split"] = *series.node_split;
 }
 
 void from_json(const Json& j, ScalingSeries& series) {
@@ -61,6 +79,9 @@ void from_json(const Json& j, ScalingSeries& series) {
   series.unit = j.value("unit", "");
   series.mode = j.value("mode", "");
   for (const Json& row : j.at("rows")) series.rows.push_back(row.get<ScalingRow>());
+  if (j.contains("node_split") && !j.at("node_split").is_null()) {
+    series.node_split = j.at("node_split").get<NodeSplit>();
+  }
 }
 
 void to_json(Json& j, const RunVerdict& v) {
@@ -68,6 +89,7 @@ void to_json(Json& j, const RunVerdict& v) {
            {"metric", v.metric},     {"unit", v.unit},           {"text", v.text},
            {"anomalies", v.anomalies}, {"gpus_max", v.gpus_max}, {"speedup", v.speedup},
            {"efficiency", v.efficiency}};
+  if (!v.losing_part.empty()) j["losing_part"] = v.losing_part;
 }
 
 void from_json(const Json& j, RunVerdict& v) {
@@ -91,6 +113,7 @@ void from_json(const Json& j, RunVerdict& v) {
   v.gpus_max = json_integer_or(j, "gpus_max", 1);
   v.speedup = optional_number(j, "speedup").value_or(1.0);
   v.efficiency = optional_number(j, "efficiency").value_or(1.0);
+  v.losing_part = j.value("losing_part", "");
 }
 
 }  // namespace mgbench

@@ -186,6 +186,8 @@ std::string virtualization_hint(bool hypervisor_flag, const std::string& dmi_ven
 
 // ---- host -----------------------------------------------------------------------------------
 
+std::string read_trimmed_file(const std::string& path) { return trim(read_file(path)); }
+
 int gpu_numa_node(const std::string& pci_bus_id) {
   const std::string id = normalize_pci_bus_id(pci_bus_id);
   if (id.empty()) return -1;

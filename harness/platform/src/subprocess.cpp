@@ -31,6 +31,17 @@ std::string ExitInfo::describe() const {
   return fmt::format("killed by signal {} ({})", signal, name ? name : "?");
 }
 
+ExitInfo ExitInfo::from_wait_status(int status) {
+  ExitInfo info;
+  if (WIFEXITED(status)) {
+    info.exited = true;
+    info.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    info.signal = WTERMSIG(status);
+  }
+  return info;
+}
+
 std::string self_executable() {
   char buf[PATH_MAX] = {};
   const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
@@ -153,12 +164,7 @@ ExitInfo WorkerProcess::wait() {
     if (errno != EINTR) break;
   }
   reaped_ = true;
-  if (WIFEXITED(status)) {
-    exit_.exited = true;
-    exit_.code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    exit_.signal = WTERMSIG(status);
-  }
+  exit_ = ExitInfo::from_wait_status(status);
   return exit_;
 }
 

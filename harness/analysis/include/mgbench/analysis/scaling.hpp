@@ -5,6 +5,8 @@
 //   strong (global work fixed):   S(N) = T(1) / T(N),  E(N) = T(1) / (N T(N))
 //   Karp-Flatt serial fraction    e(N) = (1/S - 1/N) / (1 - 1/N)        (N > 1)
 //   marginal efficiency           X(N) / (2 X(N/2))                     (N/2 in the series)
+// Across nodes, E(N) splits into an intra-node part (1 -> G GPUs on one node) and an inter-node
+// part (1 node -> N/G nodes): E(N) = E(G) x (E(N) / E(G)).
 #include <functional>
 #include <optional>
 #include <string>
@@ -41,6 +43,12 @@ ThroughputLookup presentation_throughput(const RunResult& run);
 // Series are sorted by workload, then by canonical params.
 std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& points,
                                            ScalingMode mode, const ThroughputLookup& lookup);
+
+// The node split of rows measured on one node and on several (ScalingRow::nodes): G is the
+// largest single-node row, and the row on the most nodes must hold G GPUs per node. nullopt
+// when every row ran on one node (results written before nodes were recorded included), or
+// when the multi-node rows do not fill their nodes with G GPUs.
+std::optional<NodeSplit> node_split(const std::vector<ScalingRow>& rows);
 
 // Baseline-each outlier rule: among ok 1-GPU points with the same workload + params run alone
 // on different devices, flag every device whose throughput is more than `threshold` below the

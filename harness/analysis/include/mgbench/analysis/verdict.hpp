@@ -17,6 +17,11 @@ inline constexpr const char* kAnomalyCollapse = "collapse";           // E(N) < 
 inline constexpr const char* kAnomalyNonMonotonic = "non_monotonic";  // X(N) < X(previous N)
 inline constexpr const char* kAnomalySlowGpu = "slow_gpu";            // a baseline outlier
 
+// RunVerdict::losing_part values; a part losing at most kPartLossTolerance is not named.
+inline constexpr const char* kLosingIntraNode = "intra_node";
+inline constexpr const char* kLosingInterNode = "inter_node";
+inline constexpr double kPartLossTolerance = 0.05;
+
 inline constexpr double kSuperLinearEfficiency = 1.05;
 inline constexpr double kCollapseEfficiency = 0.5;
 

@@ -19,6 +19,18 @@ struct ScalingRow {
   std::optional<double> karp_flatt;           // N > 1 only
   std::optional<double> marginal_efficiency;  // when N/2 is in the series
   std::size_t point_index = 0;                // PointResult::index of the point behind the row
+  int nodes = 1;                              // nodes the point ran on ("nodes" only when > 1)
+};
+
+// Efficiency split at the node boundary, for a series measured on one node and on several:
+// E(N) = intra x inter, where intra = E(G) of the largest single-node row (1 -> G GPUs) and
+// inter = E(N) / E(G) for the row on the most nodes, with G GPUs on each of its nodes
+// (1 node -> `nodes` nodes).
+struct NodeSplit {
+  int gpus_per_node = 1;  // G
+  int nodes = 1;
+  double intra_efficiency = 1;
+  double inter_efficiency = 1;
 };
 
 struct ScalingSeries {
@@ -30,6 +42,7 @@ struct ScalingSeries {
   std::string unit;
   std::string mode;              // "weak" or "strong"
   std::vector<ScalingRow> rows;  // ascending gpus; rows[0] is the 1-GPU baseline
+  std::optional<NodeSplit> node_split;  // "node_split" only when present
 };
 
 // One verdict per scaling series (mgbench/analysis/verdict.hpp).
@@ -41,8 +54,13 @@ struct RunVerdict {
   std::vector<std::string> anomalies;  // codes: super_linear, collapse, non_monotonic, slow_gpu
   int gpus_max = 1;
   double speedup = 1, efficiency = 1;
+  // With a node split: which part loses more efficiency, "intra_node" or "inter_node"; "" when
+  // there is no split or neither part loses much ("losing_part" only when set).
+  std::string losing_part;
 };
 
+void to_json(Json& j, const NodeSplit& split);
+void from_json(const Json& j, NodeSplit& split);
 void to_json(Json& j, const ScalingRow& row);
 void from_json(const Json& j, ScalingRow& row);
 void to_json(Json& j, const ScalingSeries& series);

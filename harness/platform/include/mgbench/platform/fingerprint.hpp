@@ -60,6 +60,10 @@ int count_cpulist(const std::string& cpulist);            // "0-3,8" -> 5; -1 if
 std::string virtualization_hint(bool hypervisor_flag, const std::string& dmi_vendor,
                                 const std::string& dmi_product);
 
+// The contents of a small /proc or /sys file without surrounding white space; "" when it cannot
+// be read.
+std::string read_trimmed_file(const std::string& path);
+
 // Per GPU, from /sys/bus/pci/devices/<bus id>/: NUMA node (-1 unknown) and local CPU list.
 int gpu_numa_node(const std::string& pci_bus_id);
 std::string gpu_local_cpulist(const std::string& pci_bus_id);

@@ -16,6 +16,7 @@ struct ExitInfo {
   int code = 0;          // exit code when exited
   int signal = 0;        // terminating signal otherwise
   std::string describe() const;  // "exit code 4", "killed by SIGSEGV"
+  static ExitInfo from_wait_status(int status);  // a status waitpid() gave
 };
 
 // With a launcher (mpirun, srun ...: `launcher` is its command line, found on PATH), the
