@@ -2,8 +2,6 @@
 // (launcher.hpp).
 #include "mgbench/run/launcher.hpp"
 
-#include <unistd.h>
-
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -13,6 +11,7 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/platform/command_capture.hpp"
 
 extern char** environ;
 
@@ -211,20 +210,6 @@ std::string launch_command_line(const LaunchOptions& options, const Placement& p
   return line;
 }
 
-namespace {
-
-bool on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::istringstream dirs(path != nullptr ? path : "");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 void check_launcher_available(Launcher launcher, bool need_program) {
   if (launcher == Launcher::local) return;
   const std::string name = to_string(launcher);
@@ -234,7 +219,7 @@ void check_launcher_available(Launcher launcher, bool need_program) {
         "install an MPI (Debian/Ubuntu: libopenmpi-dev) and rebuild (MGBENCH_WITH_MPI)",
         name));
   }
-  if (!need_program || on_path(name)) return;
+  if (!need_program || !find_program(name).empty()) return;
   throw EnvironmentError(
       launcher == Launcher::mpirun
           ? "mpirun is not on PATH: install OpenMPI (Debian/Ubuntu: openmpi-bin)"
