@@ -277,23 +277,10 @@ class TrainStepPoint final : public RankPoint {
     return check;
   }
 
-  // The reference of the all-reduced gradients: the sum of every rank's FP64 reference, in
-  // FP64 and by a path independent of the one under test: NCCL when the group has
-  // communicators, else (impl=mgbench only, e.g. ranks sharing a GPU) the host, every rank
-  // thread adding the others' vectors in rank order between two barriers.
+  // The reference of the all-reduced gradients: the sum of every rank's FP64 reference,
+  // summed in FP64 through NCCL (also for impl=mgbench: an independent path).
   void sum_reference(std::vector<double>& ref) const {
     if (env_.nranks == 1) return;
-    if (env_.comm == nullptr) {
-      const auto all = env_.all_gather_ptr(ref.data());
-      std::vector<double> sum(ref.size(), 0.0);
-      for (const void* p : all) {
-        const auto* r = static_cast<const double*>(p);
-        for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += r[i];
-      }
-      env_.barrier();  // every rank has read every vector before one changes its own
-      ref = std::move(sum);
-      return;
-    }
     DeviceBuffer dev(ref.size() * sizeof(double));
     // Stream-ordered copies: the timed stream is non-blocking (no implicit ordering with
     // plain cudaMemcpy on the legacy stream).
@@ -371,20 +358,16 @@ Json train_metrics(const Params& p, int nranks, double seconds) {
               {"model_tflops_per_gpu", flops / seconds / 1e12}};
 }
 
-// Communicators only for groups with an impl=nccl point: NCCL refuses ranks that share a GPU,
-// the own all-reduce does not (the one-GPU tests run impl=mgbench on {0,0}).
+// Communicators always: the FP64 gradient reference is summed through NCCL for both impls.
 GroupRunner train_runner() {
-  return [](GroupContext& ctx) {
-    RunnerOptions o;
-    o.needs_peer_access = true;
-    for (const auto& point : ctx.spec.points) {
-      o.needs_nccl = o.needs_nccl || point.params.value("impl", std::string()) == "nccl";
-    }
-    make_runner([](RankEnv& env) -> std::unique_ptr<RankPoint> {
-                  return std::make_unique<TrainStepPoint>(env);
-                },
-                train_metrics, o)(ctx);
-  };
+  RunnerOptions o;
+  o.needs_nccl = true;
+  o.needs_peer_access = true;
+  return make_runner(
+      [](RankEnv& env) -> std::unique_ptr<RankPoint> {
+        return std::make_unique<TrainStepPoint>(env);
+      },
+      train_metrics, o);
 }
 
 }  // namespace

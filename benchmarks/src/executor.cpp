@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "group_shared.hpp"
+#include "point_record.hpp"
 #include "timing_methods.hpp"
 #include "mgbench/bench/batch_boundary.hpp"
 #include "mgbench/bench/cpu_affinity.hpp"
@@ -49,18 +50,6 @@ constexpr int kSecondMethodSamples = 25;
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-// The stop rule on rank 0 refuses criteria no option parser should let through (a NaN
-// would never converge); like any rank's throw, this ends every rank of the group.
-void check_stopping(const StoppingCriteria& c) {
-  const bool ok = std::isfinite(c.max_noise) && c.max_noise >= 0 && std::isfinite(c.min_time_s) &&
-                  c.min_time_s >= 0 && std::isfinite(c.max_time_s) && c.max_time_s > 0;
-  if (!ok) {
-    throw std::invalid_argument(fmt::format(
-        "stop rule: invalid criteria (max_noise {}, min_time_s {}, max_time_s {})", c.max_noise,
-        c.min_time_s, c.max_time_s));
-  }
 }
 
 std::string message_of(const std::exception_ptr& error) {
@@ -528,7 +517,7 @@ class GroupRun {
     result.ops_per_sample = p.reps;
     result.samples = p.record.headline;
     result.stats = compute_statistics(p.record.headline);
-    record_method_and_noise(p);
+    record_method_and_noise(p.result, p.env, ctx_.spec.settings.stopping.max_noise);
     for (int r = 0; r < n_; ++r) {
       const auto at = static_cast<std::size_t>(r);
       result.ranks.push_back({r, g.details[at]["device"].get<int>(), g.medians[at], g.means[at]});
@@ -555,52 +544,12 @@ class GroupRun {
     if (have_peak) result.memory["peak_bytes"] = peak;
     if (combined.status == Status::ok && !p.record.headline.empty() && metrics_) {
       add_metrics(result, g.details[0]["details"]);
-      add_method_metrics(result, p.second_s);
+      add_method_metrics(result, p.second_s, options_.limits, ctx_.spec.devices.at(0));
     }
     boundary_.record(p.planned.params, combined.status);
     result.wall_s = now_s() - p.t0;
     reported_ = p.planned.index;
     ctx_.sink.point_finished(result);
-  }
-
-  // Processes on nodes the plan did not name (srun): the nodes the ranks reported.
-  static void record_hosts(PointResult& result, const std::vector<Json>& details) {
-    std::vector<std::string> hosts;
-    for (const Json& d : details) {
-      const std::string host = d.value("host", "");
-      if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
-        hosts.push_back(host);
-      }
-    }
-    if (result.placement.hosts.empty() &&
-        static_cast<int>(hosts.size()) == result.placement.nodes) {
-      result.placement.hosts = hosts;
-    }
-  }
-
-  // How the point was measured, and whether its median is uncertain (point_quality.hpp).
-  void record_method_and_noise(PointRun& p) const {
-    PointResult& result = p.result;
-    result.timing = to_string(p.env.timing);
-    result.cache = to_string(p.env.cache);
-    if (result.samples.empty()) return;
-    const NoiseAssessment noise = assess_noise(
-        result.stats, ctx_.spec.settings.stopping.max_noise, result.telemetry);
-    result.noisy = noise.noisy;
-    result.spread = spread_json(noise);
-  }
-
-  // The point's time per op with each method it was timed with, and its impossible values.
-  void add_method_metrics(PointResult& result, double second_s) const {
-    const TimingMethod method = timing_from_string(result.timing);
-    if (second_s > 0) {
-      result.metrics[std::string(to_string(method)) + "_time_us"] = result.stats.median * 1e6;
-      result.metrics[std::string(to_string(other_method(method))) + "_time_us"] = second_s * 1e6;
-    }
-    if (!options_.limits.empty()) {
-      result.flags = flags_json(impossible_values(result.metrics, result.params, options_.limits,
-                                                  device_limits(ctx_.spec.devices.at(0))));
-    }
   }
 
   void add_metrics(PointResult& result, const Json& rank0_details) const {

@@ -72,6 +72,28 @@ TEST_CASE("train_step nccl with overlap: replicas agree on 2 GPUs", "[multi_gpu]
   require_replicas_agree(results[0], 2);
 }
 
+TEST_CASE("train_step on 2 GPUs: merged buckets match FP64, a bucket reduced twice is caught",
+          "[multi_gpu][train]") {
+  // bucket_mb 25 merges the verification model's layers into buckets.
+  Params p = train_point("nccl", true);
+  p["bucket_mb"] = 25;
+  const auto good = run_group(first_devices(2), {p});
+  REQUIRE(good.size() == 1);
+  require_replicas_agree(good[0], 2);
+  // The first bucket all-reduced twice: every rank holds the same wrong sum (2x), so the
+  // replicas still agree and only the FP64 reference can tell.
+  ::setenv("MGBENCH_ENABLE_TEST_WORKLOADS", "1", 1);
+  ::setenv("MGBENCH_TEST_TRAIN_DOUBLE_REDUCE", "1", 1);
+  const auto bad = run_group(first_devices(2), {p});
+  ::unsetenv("MGBENCH_TEST_TRAIN_DOUBLE_REDUCE");
+  ::unsetenv("MGBENCH_ENABLE_TEST_WORKLOADS");
+  REQUIRE(bad.size() == 1);
+  CAPTURE(bad[0].message, bad[0].verification.dump());
+  CHECK(bad[0].status == Status::wrong);
+  CHECK(bad[0].verification.value("grad_rel_l2", 0.0) >
+        bad[0].verification.value("grad_tolerance", 1.0));
+}
+
 TEST_CASE("train_step nccl without overlap: replicas agree on 2 GPUs", "[multi_gpu][train]") {
   const auto results = run_group(first_devices(2), {train_point("nccl", false)});
   REQUIRE(results.size() == 1);

@@ -1,6 +1,7 @@
 // Test hooks: read only behind MGBENCH_ENABLE_TEST_WORKLOADS=1, bounded values, listed for the
 // environment, and part of the fingerprint.
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,12 @@ TEST_CASE("test hooks: with the switch they are read and listed", "[hooks]") {
   REQUIRE(active.size() == 2);
   CHECK(active.at(hooks::kSlowdown) == "0.5");
   CHECK(active.at(hooks::kFakeDevices) == "2");
+}
+
+TEST_CASE("test hooks: a failing journal is not listed (it changes no figure)", "[hooks]") {
+  const Env env{{hooks::kEnable, "1"}, {hooks::kJournalFailAfter, "2"}};
+  CHECK(hooks::read(hooks::kJournalFailAfter) == std::optional<std::string>("2"));
+  CHECK(hooks::active().empty());
 }
 
 TEST_CASE("test hooks: the training step's double reduction is listed when set", "[hooks]") {

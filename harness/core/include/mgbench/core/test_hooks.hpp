@@ -36,7 +36,8 @@ bool enabled();
 std::optional<std::string> read(const char* name);
 // read() as a number in [lo, hi]; UsageError naming the hook otherwise.
 std::optional<double> read_number(const char* name, double lo, double hi);
-// The hooks in effect (name -> value): empty unless the switch is on and a hook is set.
+// The hooks in effect that change measurements (name -> value): empty unless the switch is on
+// and such a hook is set. The journal fault is not among them.
 std::map<std::string, std::string> active();
 
 }  // namespace mgbench::test_hooks

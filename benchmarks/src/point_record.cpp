@@ -1,0 +1,61 @@
+#include "point_record.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "mgbench/model/measurement.hpp"
+#include "timing_methods.hpp"
+
+namespace mgbench::bench {
+
+void record_hosts(PointResult& result, const std::vector<Json>& details) {
+  std::vector<std::string> hosts;
+  for (const Json& d : details) {
+    const std::string host = d.value("host", "");
+    if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+      hosts.push_back(host);
+    }
+  }
+  if (result.placement.hosts.empty() &&
+      static_cast<int>(hosts.size()) == result.placement.nodes) {
+    result.placement.hosts = hosts;
+  }
+}
+
+void record_method_and_noise(PointResult& result, const RankEnv& env, double max_noise) {
+  result.timing = to_string(env.timing);
+  result.cache = to_string(env.cache);
+  if (result.samples.empty()) return;
+  const NoiseAssessment noise = assess_noise(result.stats, max_noise, result.telemetry);
+  result.noisy = noise.noisy;
+  result.spread = spread_json(noise);
+}
+
+void add_method_metrics(PointResult& result, double second_s,
+                        const std::vector<LimitCheck>& limits, int device) {
+  const TimingMethod method = timing_from_string(result.timing);
+  if (second_s > 0) {
+    result.metrics[std::string(to_string(method)) + "_time_us"] = result.stats.median * 1e6;
+    result.metrics[std::string(to_string(other_method(method))) + "_time_us"] = second_s * 1e6;
+  }
+  if (!limits.empty()) {
+    result.flags =
+        flags_json(impossible_values(result.metrics, result.params, limits, device_limits(device)));
+  }
+}
+
+void check_stopping(const StoppingCriteria& c) {
+  const bool ok = std::isfinite(c.max_noise) && c.max_noise >= 0 && std::isfinite(c.min_time_s) &&
+                  c.min_time_s >= 0 && std::isfinite(c.max_time_s) && c.max_time_s > 0;
+  if (!ok) {
+    throw std::invalid_argument(fmt::format(
+        "stop rule: invalid criteria (max_noise {}, min_time_s {}, max_time_s {})", c.max_noise,
+        c.min_time_s, c.max_time_s));
+  }
+}
+
+}  // namespace mgbench::bench
