@@ -8,7 +8,7 @@ bin="$1"; out="$2"; shift 2
 steps=("$@")
 [[ ${#steps[@]} -eq 0 ]] && steps=(info tests gemm torch allreduce train telemetry compare)
 # Steps: ubuntu_build (configure + build the ci preset here, in the background), example
-# (every workload, default profile: the run behind reports/examples/).
+# (every workload, default profile).
 mkdir -p "$out/runs"
 export NCCL_NVLS_ENABLE=0
 common=(--no-history --gpus 1)
