@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """Cross-check mgbench against independent tools on this GPU machine (scripts/crosscheck.sh).
 
-all-reduce  all_reduce_perf from nccl-tests (-b 8 -e 1G -f 2 -g 1 -d float -o sum), out-of-place
-            time per op, against mgbench's NCCL fp32 out-of-place points on 1 GPU measured
-            with timing=host and cache=hot: nccl-tests launches its operations back to back
-            from the host and reuses one buffer pair, so that is the like-for-like mgbench mode.
+all-reduce  all_reduce_perf from nccl-tests (-g 1 -d float -o sum), out-of-place time per op,
+            against mgbench's NCCL fp32 out-of-place points on 1 GPU measured with timing=host
+            and cache=hot. nccl-tests launches its operations back to back from the host, so
+            host timing is the like-for-like mgbench mode. It runs once per size (-b S -e S):
+            in a sweep from -b to -e it moves its buffers by one message per iteration inside
+            the largest size's allocation, so from a few MiB up its 20 iterations read memory
+            the L2 cache does not hold, while the sizes below stay in L2; with -b = -e it reuses
+            one buffer pair at every size, the same as cache=hot. -n is chosen per size so
+            that a run times about 50 ms of operations (20 to 2000 iterations).
             Tolerance: 3 % from 1 MiB up, 10 % below.
 gemm        torch.matmul in sustained mode (scripts/torch_matmul_reference.py --seconds S)
             against mgbench's cuBLASLt points (impl=cublas, cache=hot: torch reuses its
@@ -16,6 +21,10 @@ delta % = (mgbench - reference) / reference x 100, on time per op (all-reduce) a
 Exit codes: 0 every compared row within tolerance; 1 a row beyond tolerance or missing on one
 side; 2 usage; 4 mgbench or a reference tool failed to run; 77 nothing failed, but a reference
 tool is absent (nccl-tests not found, or python3 without torch/CUDA), so its part was skipped.
+
+--repeats R runs both sides of the all-reduce check R times, alternating, and compares the
+medians; the "runs %" column is the larger of the two tools' run-to-run spreads
+((max - min) / median), the variation a single run of either tool would not show.
 """
 import argparse
 import csv
@@ -24,6 +33,7 @@ import math
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 from datetime import datetime, timezone
@@ -189,11 +199,16 @@ def compare(key, mine, reference, tolerance, field, expect=None):
 
 
 def allreduce_rows(mine, reference):
+    """Rows by size; figures that carry "runs" (median_of_runs) add their run-to-run spread."""
     rows = []
     for nbytes in sorted(set(mine) | set(reference)):
-        ref = reference.get(nbytes, {}).get("time_us")
-        rows.append(compare(size_label(nbytes), mine.get(nbytes), ref,
-                            allreduce_tolerance(nbytes), "time_us", ALLREDUCE_SETTINGS))
+        ref = reference.get(nbytes, {})
+        row = compare(size_label(nbytes), mine.get(nbytes), ref.get("time_us"),
+                      allreduce_tolerance(nbytes), "time_us", ALLREDUCE_SETTINGS)
+        own = mine.get(nbytes)
+        row["runs_pct"] = run_spread_pct([own.get("runs") if isinstance(own, dict) else None,
+                                          ref.get("runs")])
+        rows.append(row)
     return rows
 
 
@@ -237,13 +252,14 @@ def render_section(section):
         lines.append(f"   skipped: {section['skipped']}")
         return "\n".join(lines)
     header = (section["key"], f"mgbench ({section['unit']})", f"reference ({section['unit']})",
-              "delta %", "tol %", "result", "note")
+              "delta %", "tol %", "runs %", "result", "note")
     body = [(r["key"], fmt(r["mgbench"], 2), fmt(r["reference"], 2),
              "—" if r["delta_pct"] is None else f"{r['delta_pct']:+.2f}",
-             f"{r['tolerance_pct']:g}", r["status"], r["note"]) for r in section["rows"]]
+             f"{r['tolerance_pct']:g}", fmt(r.get("runs_pct"), 1), r["status"], r["note"])
+            for r in section["rows"]]
     widths = [max(len(str(row[i])) for row in [header] + body) for i in range(len(header))]
     for row in [header] + body:
-        cells = [str(c).ljust(w) if i in (0, 5, 6) else str(c).rjust(w)
+        cells = [str(c).ljust(w) if i in (0, 6, 7) else str(c).rjust(w)
                  for i, (c, w) in enumerate(zip(row, widths))]
         lines.append("   " + "  ".join(cells).rstrip())
     failed = sum(r["status"] in ("FAIL", "missing") for r in section["rows"])
@@ -261,11 +277,12 @@ def write_outputs(out_dir, sections, code):
     with open(os.path.join(out_dir, "crosscheck.csv"), "w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["workload", "case", "unit", "mgbench", "reference", "delta_pct",
-                         "tolerance_pct", "status", "note"])
+                         "tolerance_pct", "runs_pct", "status", "note"])
         for s in sections:
             for r in s["rows"]:
                 writer.writerow([s["name"], r["key"], s["unit"], r["mgbench"], r["reference"],
-                                 r["delta_pct"], r["tolerance_pct"], r["status"], r["note"]])
+                                 r["delta_pct"], r["tolerance_pct"], r.get("runs_pct"),
+                                 r["status"], r["note"]])
 
 
 # ---- running the tools ---------------------------------------------------------------------
@@ -294,7 +311,7 @@ def run_mgbench(args, workload, params, out_name):
             "--quiet"]
     for param in params + args.mgbench_param:
         argv += ["--param", param]
-    run_tool(argv)
+    run_tool(argv + args.mgbench_arg)
     with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
         return json.load(f)
 
@@ -309,10 +326,54 @@ def find_all_reduce_perf(nccl_tests):
     return shutil.which("all_reduce_perf")
 
 
+def nccl_tests_iterations(nbytes):
+    """(-n, -w) for one all_reduce_perf size: about 50 ms of operations, 20 to 2000 of them."""
+    estimate_s = 5e-6 + 2.0 * nbytes / 3e12  # launch cost, then a copy at HBM speed
+    iters = int(min(2000, max(20, 0.05 / estimate_s)))
+    return iters, max(5, iters // 10)
+
+
+def run_all_reduce_perf(tool, nbytes, args, env):
+    """The out-of-place figures of one size, its buffers reused (-b = -e)."""
+    iters, warmup = nccl_tests_iterations(nbytes)
+    text = run_tool([tool, "-b", str(nbytes), "-e", str(nbytes), "-g", "1", "-d", "float",
+                     "-o", "sum", "-c", "1", "-n", str(iters), "-w", str(warmup)] + args.nccl_arg,
+                    env=env)
+    rows = parse_all_reduce_perf(text)
+    if nbytes not in rows:
+        raise ToolError(f"all_reduce_perf -b {nbytes} printed no row for {nbytes} bytes")
+    return rows[nbytes]
+
+
+def median_of_runs(runs, field):
+    """Runs of {key: figures dict, or a string saying why there is none} -> one such mapping:
+    per key the median of `field` over the runs, with the run values under "runs". A key with
+    a string in any run keeps the first string."""
+    merged = {}
+    for key in {k for run in runs for k in run}:
+        values = [run.get(key) for run in runs]
+        failed = [v for v in values if not isinstance(v, dict)]
+        if failed:
+            merged[key] = failed[0] if isinstance(failed[0], str) else "absent from a run"
+            continue
+        figures = [v.get(field) for v in values]
+        merged[key] = dict(values[0], runs=figures)
+        merged[key][field] = (statistics.median(figures) if None not in figures else None)
+    return merged
+
+
+def run_spread_pct(row_runs):
+    """The larger run-to-run spread, (max - min) / median in %, of the lists given."""
+    spreads = [(max(r) - min(r)) / statistics.median(r) * 100.0 for r in row_runs
+               if r and None not in r and len(r) > 1 and statistics.median(r) > 0]
+    return max(spreads) if spreads else None
+
+
 def allreduce_section(args):
     section = {"name": "allreduce", "title": "all-reduce: mgbench NCCL vs nccl-tests all_reduce_perf",
-               "method": "fp32 sum, out-of-place, 1 GPU; time per op in us; mgbench timing=host "
-                         "cache=hot (nccl-tests launches from the host and reuses one buffer)",
+               "method": f"fp32 sum, out-of-place, 1 GPU; time per op in us; mgbench timing=host "
+                         f"cache=hot, all_reduce_perf -b S -e S (one buffer pair); median of "
+                         f"{args.repeats} alternating run(s) of each",
                "key": "size", "unit": "us", "rows": []}
     tool = find_all_reduce_perf(args.nccl_tests)
     if tool is None:
@@ -320,14 +381,16 @@ def allreduce_section(args):
         section["skipped"] = f"all_reduce_perf not found {where}; pass --nccl-tests DIR"
         return section
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(args.device))
-    text = run_tool([tool, "-b", "8", "-e", "1G", "-f", "2", "-g", "1", "-d", "float", "-o", "sum",
-                     "-c", "1"] + args.nccl_arg, env=env)
-    reference = parse_all_reduce_perf(text)
     sizes = ",".join(str(s) for s in ALLREDUCE_SIZES)
     params = ["impl=nccl", "dtype=fp32", "inplace=false", f"bytes={sizes}"]
-    results = run_mgbench(args, "allreduce", params + settings_params(ALLREDUCE_SETTINGS),
-                          "mgbench-allreduce")
-    section["rows"] = allreduce_rows(mgbench_allreduce(results), reference)
+    mine, reference = [], []
+    for rep in range(args.repeats):
+        results = run_mgbench(args, "allreduce", params + settings_params(ALLREDUCE_SETTINGS),
+                              f"mgbench-allreduce-{rep + 1}")
+        mine.append(mgbench_allreduce(results))
+        reference.append({n: run_all_reduce_perf(tool, n, args, env) for n in ALLREDUCE_SIZES})
+    section["rows"] = allreduce_rows(median_of_runs(mine, "time_us"),
+                                     median_of_runs(reference, "time_us"))
     return section
 
 
@@ -373,6 +436,9 @@ def parse_args(argv):
     parser.add_argument("--python", default="python3", help="python with torch (default python3)")
     parser.add_argument("--only", choices=["allreduce", "gemm"], help="run one workload only")
     parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="alternating runs of mgbench and all_reduce_perf; medians compared "
+                             "(default 3)")
     parser.add_argument("--torch-seconds", type=float, default=3.0,
                         help="timed seconds per torch case after its 1 s warm-up (default 3)")
     parser.add_argument("--out", default=None, help="output directory (default "
@@ -381,9 +447,12 @@ def parse_args(argv):
                         help="extra all_reduce_perf argument (repeatable)")
     parser.add_argument("--mgbench-param", action="append", default=[],
                         help="extra mgbench --param NAME=V for both sweeps (repeatable)")
+    parser.add_argument("--mgbench-arg", action="append", default=[],
+                        help="extra mgbench sweep argument, e.g. --mgbench-arg=--max-time-per-point"
+                             " --mgbench-arg=0.5 (repeatable)")
     args = parser.parse_args(argv)
-    if args.device < 0 or args.torch_seconds <= 0:
-        parser.error("--device must be >= 0 and --torch-seconds > 0")
+    if args.device < 0 or args.torch_seconds <= 0 or args.repeats < 1:
+        parser.error("--device must be >= 0, --torch-seconds > 0 and --repeats >= 1")
     if args.out is None:
         args.out = os.path.join("results", "crosscheck-" +
                                 datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -19,6 +20,13 @@
 #include "mgbench/kernels/gate.hpp"
 
 namespace {
+
+// Every simulated rank spins in its kernel until the others arrive, so each rank's stream must
+// have a hardware queue of its own. CUDA maps streams onto 8 queues by default, round robin
+// over every stream the process has created, so after a few groups two ranks of a later group
+// share a queue and one waits behind the other's spinning kernel until the device timeout
+// (seen on the H200 at 5 ranks). 32 is the most CUDA allows; set before the first CUDA call.
+[[maybe_unused]] const int kQueues = ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 
 using mgbench::kernels::AllreduceAlgo;
 using mgbench::kernels::DType;
@@ -152,10 +160,8 @@ void stress(int n, std::size_t count, AllreduceAlgo algo) {
 
 TEST_CASE("own all-reduce survives 200 back-to-back ops per rank with drifting ranks",
           "[allreduce][stress][gpu]") {
-  // Up to 7 simulated ranks: with 8 ranks on one GPU, every rank's stream needs its own
-  // hardware queue while its kernel spins on the others, and the test's own fills and waits
-  // share those queues too; 8 ranks then deadlock on the H200 (seen: ranks 5-7 time out).
-  // Real ranks each own their GPU, so this limit belongs to the simulation only.
+  // Up to 7 simulated ranks, each on its own hardware queue (kQueues above). Real ranks each
+  // own their GPU, so the queue limit belongs to the simulation only.
   for (int n = 2; n <= 7; ++n) {
     for (AllreduceAlgo algo : {AllreduceAlgo::one_shot, AllreduceAlgo::two_shot}) {
       for (std::size_t count : {std::size_t{7}, std::size_t{1023}, std::size_t{65537}}) {

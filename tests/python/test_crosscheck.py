@@ -103,6 +103,35 @@ class Tolerance(unittest.TestCase):
                                                {"rows": [], "skipped": "x"}]), 1)
 
 
+class Repeats(unittest.TestCase):
+    def test_medians_over_runs_keep_the_run_values(self):
+        runs = [{8: {"time_us": 6.0, "timing": "host"}}, {8: {"time_us": 5.0, "timing": "host"}},
+                {8: {"time_us": 5.5, "timing": "host"}}]
+        merged = crosscheck.median_of_runs(runs, "time_us")
+        self.assertEqual(merged[8]["time_us"], 5.5)
+        self.assertEqual(merged[8]["runs"], [6.0, 5.0, 5.5])
+        self.assertEqual(merged[8]["timing"], "host")
+
+    def test_a_failed_or_absent_run_keeps_its_reason(self):
+        failed = crosscheck.median_of_runs([{8: {"time_us": 5.0}}, {8: "mgbench failed: x"}],
+                                           "time_us")
+        self.assertEqual(failed[8], "mgbench failed: x")
+        absent = crosscheck.median_of_runs([{8: {"time_us": 5.0}, 16: {"time_us": 5.0}},
+                                            {8: {"time_us": 5.0}}], "time_us")
+        self.assertEqual(absent[16], "absent from a run")
+
+    def test_run_spread_is_the_larger_of_the_two_tools(self):
+        self.assertAlmostEqual(crosscheck.run_spread_pct([[5.0, 5.5, 6.0], [5.0, 5.1]]),
+                               1.0 / 5.5 * 100.0)
+        self.assertIsNone(crosscheck.run_spread_pct([[5.0], None]))
+
+    def test_iterations_time_about_50_ms_between_20_and_2000(self):
+        self.assertEqual(crosscheck.nccl_tests_iterations(8), (2000, 200))
+        iters, warmup = crosscheck.nccl_tests_iterations(1 << 30)
+        self.assertEqual((iters, warmup), (69, 6))
+        self.assertEqual(crosscheck.nccl_tests_iterations(1 << 40)[0], 20)
+
+
 class MgbenchPoints(unittest.TestCase):
     def test_only_nccl_fp32_out_of_place_one_gpu_points_are_compared(self):
         def point(impl="nccl", dtype="fp32", inplace=False, gpus=1, status="ok"):
@@ -142,13 +171,28 @@ json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
 """
 
 
+# nccl-tests' all_reduce_perf with -b S -e S: its header lines and the fixture's row for S.
+FAKE_ALL_REDUCE_PERF = """#!/usr/bin/env python3
+import sys
+args = sys.argv[1:]
+with open("{calls}", "a") as f:
+    f.write(" ".join(args) + "\\n")
+size = args[args.index("-b") + 1]
+for line in open("{fixture}"):
+    fields = line.split()
+    if not fields or not fields[0].isdigit() or fields[0] == size:
+        print(line, end="")
+"""
+
+
 class EndToEnd(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
         self.tools = os.path.join(self.dir.name, "nccl-tests", "build")
         os.makedirs(self.tools)
+        self.calls = os.path.join(self.dir.name, "calls.txt")
         self.write_tool(os.path.join(self.tools, "all_reduce_perf"),
-                        f"#!/bin/sh\ncat '{FIXTURE}'\n")
+                        FAKE_ALL_REDUCE_PERF.format(fixture=FIXTURE, calls=self.calls))
         self.mgbench = os.path.join(self.dir.name, "mgbench")
         self.write_tool(self.mgbench, FAKE_MGBENCH)
         os.environ["FAKE_REF"] = FIXTURE
@@ -172,22 +216,31 @@ class EndToEnd(unittest.TestCase):
         return code, printed.getvalue(), out
 
     def test_matching_figures_pass_and_write_json_and_csv(self):
-        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools))
+        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools),
+                                           "--repeats", "2")
         self.assertEqual(code, 0, printed)
         self.assertIn("28 of 28 rows within tolerance", printed)
+        with open(self.calls, encoding="utf-8") as f:
+            calls = f.read().splitlines()
+        # Once per size and repeat, one buffer pair (-b = -e), iterations chosen per size.
+        self.assertEqual(len(calls), 56)
+        self.assertIn("-b 8 -e 8 -g 1 -d float -o sum -c 1 -n 2000 -w 200", calls)
+        self.assertIn("-b 1073741824 -e 1073741824 -g 1 -d float -o sum -c 1 -n 69 -w 6", calls)
         with open(os.path.join(out, "crosscheck.json"), encoding="utf-8") as f:
             doc = json.load(f)
         rows = doc["sections"][0]["rows"]
         self.assertEqual(rows[-1]["key"], "1 GiB")
         self.assertEqual(rows[-1]["note"], "")
+        self.assertEqual(rows[-1]["runs_pct"], 0.0)
         with open(os.path.join(out, "crosscheck.csv"), encoding="utf-8") as f:
             self.assertEqual(len(f.read().strip().splitlines()), 29)
 
     def test_a_five_percent_gap_at_1_gib_fails(self):
         os.environ["FAKE_SCALE"] = "1.05"
-        code, printed, _ = self.run_main("--nccl-tests", os.path.dirname(self.tools))
+        code, printed, _ = self.run_main("--nccl-tests", os.path.dirname(self.tools),
+                                         "--repeats", "1")
         self.assertEqual(code, 1)
-        self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+FAIL")
+        self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+—\s+FAIL")
 
     def test_absent_nccl_tests_is_skipped_with_77(self):
         code, printed, _ = self.run_main("--nccl-tests", os.path.join(self.dir.name, "nowhere"))
