@@ -18,7 +18,7 @@
 //                 multi-stage pipeline, 128 x 128 block tile, 8 warps of 64 x 32. Any shape;
 //                 K not a multiple of 16 bytes of elements or misaligned A/B take a slower
 //                 per-element load path with the same results.
-//   simt_fp32     fp32: SIMT FMA, 128 x 128 x 16 block tile, 8 warps of 32 x 64, 8 x 8
+//   simt_fp32     fp32: SIMT FMA, 128 x 256 x 32 block tile, 8 warps of 32 x 128, 8 x 16
 //                 outputs per thread, register-staged double buffer. Any shape; K % 4 != 0
 //                 or misaligned A/B take a per-element load path with the same results.
 // Accumulation is fp32 throughout. Outputs: bf16/fp16 in the input type, tf32 and fp32 in
