@@ -14,6 +14,15 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// cp.async groups (sm_80+): close the group of copies issued so far; wait until at most N
+// groups are still in flight.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
 // Output stores of C, rounded to nearest: Out is __nv_bfloat16, __half or float.
 template <typename Out>
 __device__ __forceinline__ void store_out2(Out* p, float x, float y) {

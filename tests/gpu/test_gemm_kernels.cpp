@@ -75,6 +75,14 @@ GemmLaunch mma_sync_launch(bool aligned) {
   };
 }
 
+GemmLaunch simt_launch(bool aligned) {
+  return [aligned](DType, Shape s, const void* a, const void* b, void* c) {
+    return mgbench::kernels::detail::gemm_simt_fp32(s.m, s.n, s.k, static_cast<const float*>(a),
+                                                    static_cast<const float*>(b),
+                                                    static_cast<float*>(c), aligned, nullptr);
+  };
+}
+
 }  // namespace
 
 TEST_CASE("own gemm bf16 matches the FP64 reference at odd, tile-multiple and large shapes") {
@@ -156,6 +164,27 @@ TEST_CASE("own gemm: the per-element load path gives the same bits as the vector
     }
     CHECK(differ == 0);
   }
+}
+
+TEST_CASE("own gemm fp32 (SIMT): the per-element load path gives the same bits") {
+  for (const Shape& s : {Shape{136, 72, 272}, Shape{300, 260, 40}}) {
+    CAPTURE(s.m, s.n, s.k);
+    const GemmCheck vector_path = check_gemm(DType::fp32, s, simt_launch(true));
+    const GemmCheck scalar_path = check_gemm(DType::fp32, s, simt_launch(false));
+    INFO(vector_path.summary());
+    REQUIRE(vector_path.wrong == 0);
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < vector_path.c.size(); ++i) {
+      differ += vector_path.c[i] == scalar_path.c[i] ? 0 : 1;
+    }
+    CHECK(differ == 0);
+  }
+}
+
+TEST_CASE("own gemm fp32 (SIMT): a K too long for 32-bit offsets in a block is right") {
+  // 128 rows x 2^24 elements pass 2^31: the kernel takes its 64-bit offset variant.
+  check_shapes(DType::fp32, {{1, 1, std::int64_t{1} << 24}, {2, 3, (std::int64_t{1} << 24) + 3}},
+               mgbench::test::dispatch_launch());
 }
 
 TEST_CASE("own gemm writes no element past the end of C") {

@@ -18,7 +18,9 @@
 //                 multi-stage pipeline, 128 x 128 block tile, 8 warps of 64 x 32. Any shape;
 //                 K not a multiple of 16 bytes of elements or misaligned A/B take a slower
 //                 per-element load path with the same results.
-//   simt_fp32     fp32: SIMT FMA, 128 x 128 x 8 block tile, 8 x 8 outputs per thread.
+//   simt_fp32     fp32: SIMT FMA, 128 x 256 x 32 block tile, 8 warps of 32 x 128, 8 x 16
+//                 outputs per thread, register-staged double buffer. Any shape; K % 4 != 0
+//                 or misaligned A/B take a per-element load path with the same results.
 // Accumulation is fp32 throughout. Outputs: bf16/fp16 in the input type, tf32 and fp32 in
 // fp32, fp8 (e4m3 inputs) in bf16, rounded to nearest. tf32 inputs are fp32 in memory: the
 // mma_sync kernel rounds them (cvt.rna), wgmma uses their top 19 bits.
@@ -46,7 +48,7 @@ struct GemmKernelInfo {
 inline constexpr GemmKernelInfo kGemmKernels[] = {
     {GemmKernel::sm90a_wgmma, "sm90a_wgmma", 1, "9.0 (sm_90a code)", "bf16, fp16, tf32, fp8"},
     {GemmKernel::mma_sync, "mma_sync", 2, ">= 8.0 (fp8: >= 8.9)", "bf16, fp16, tf32, fp8"},
-    {GemmKernel::simt_fp32, "simt_fp32", 1, ">= 8.0", "fp32"},
+    {GemmKernel::simt_fp32, "simt_fp32", 2, ">= 8.0", "fp32"},
 };
 
 constexpr const GemmKernelInfo& gemm_kernel_info(GemmKernel kernel) {
