@@ -108,6 +108,7 @@ const BadInputCase kCases[] = {
      2, "expected one results file"},
     // compare: its inputs and options
     {"compare: one input", "", "compare $S/compare/base.json", 2, "at least two"},
+    {"compare: two empty file names", "", "compare '' ''", 2, "an empty results file name"},
     {"compare: NEW missing", "", "compare $S/compare/base.json $D/nope.json", 2, "cannot read"},
     {"compare: NEW is a directory", "mkdir d.json", "compare $S/compare/base.json $D/d.json", 2,
      "d.json"},

@@ -44,6 +44,9 @@ std::vector<std::string> make_labels(const std::vector<std::string>& paths,
     throw UsageError("--label given " + std::to_string(explicit_labels.size()) + " times for " +
                      std::to_string(paths.size()) + " results files");
   }
+  for (const std::string& path : paths) {
+    if (path.empty()) throw UsageError("an empty results file name");
+  }
   std::vector<std::string> labels(paths.size());
   std::map<std::string, int> stem_count;
   for (const std::string& path : paths) stem_count[fs::path(path).stem().string()]++;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/command_line.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/run/soak.hpp"
 
@@ -12,6 +13,7 @@ namespace mgbench {
 int cmd_soak(int argc, char** argv) {
   const std::vector<std::string> given(argv, argv + argc);
   const SoakOptions options = parse_soak_options(argc, argv);
+  if (parse_only()) return 0;
   set_log_verbosity(options.verbosity);
   // The report and the history as a sweep writes them; the verdict replaces the console table.
   SweepOptions sinks;
