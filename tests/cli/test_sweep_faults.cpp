@@ -138,11 +138,16 @@ TEST_CASE("a journal that cannot be written stops new groups, results.json has e
 
 TEST_CASE("a second sweep on a busy or used --out is refused, --force starts over") {
   const std::string out = mgbench::test::temp_dir("twice");
-  const std::string first = selftest("slow,slow,slow,slow", out);
+  // 300 ms each: the first sweep must still hold --out when the second starts, which under
+  // ASan (the asan preset, -O0) takes seconds.
+  const std::size_t slow_points = mgbench::test::kAsanBuild ? 20 : 4;
+  std::string behaviors = "slow";
+  for (std::size_t i = 1; i < slow_points; ++i) behaviors += ",slow";
+  const std::string first = selftest(behaviors, out);
   const std::string second = selftest("ok", out);
   const int rc = mgbench::test::run_script(
       "\"$MGBENCH\" " + first + " 2>/dev/null & pid=$!\n"
-      "for i in $(seq 400); do [ -s " + out + "/journal.jsonl ] && break; sleep 0.01; done\n"
+      "for i in $(seq 3000); do [ -s " + out + "/journal.jsonl ] && break; sleep 0.01; done\n"
       "\"$MGBENCH\" " + second + " 2>" + out + "/busy.err; echo $? >" + out + "/busy.rc\n"
       "wait $pid");
   CHECK(rc == 0);
@@ -151,14 +156,14 @@ TEST_CASE("a second sweep on a busy or used --out is refused, --force starts ove
   CHECK(line_count(busy) == 1);
   CHECK(busy.find("in use by another sweep") != std::string::npos);
   const auto kept = mgbench::load_results(out + "/results.json");
-  REQUIRE(kept.points.size() == 4);
+  REQUIRE(kept.points.size() == slow_points);
   for (const auto& p : kept.points) CHECK(p.status == Status::ok);
 
   const auto again = run_mgbench(second, kSelftestEnv);
   CHECK(again.exit_code == 2);
   CHECK(line_count(again.err) == 1);
   CHECK(again.err.find("--resume") != std::string::npos);
-  CHECK(mgbench::load_results(out + "/results.json").points.size() == 4);  // untouched
+  CHECK(mgbench::load_results(out + "/results.json").points.size() == slow_points);  // untouched
 
   const auto forced = run_mgbench(selftest("ok", out, kLoud) + " --force", kSelftestEnv);
   CHECK(forced.exit_code == 0);
