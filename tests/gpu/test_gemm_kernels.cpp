@@ -83,6 +83,20 @@ GemmLaunch simt_launch(bool aligned) {
   };
 }
 
+// One kernel's vector load path (`launch(true)`) and per-element path (`launch(false)`) on one
+// shape: the first verifies, and both give the same bits.
+void check_same_bits(DType type, Shape s, GemmLaunch (*launch)(bool)) {
+  const GemmCheck vector_path = check_gemm(type, s, launch(true));
+  const GemmCheck scalar_path = check_gemm(type, s, launch(false));
+  INFO(vector_path.summary());
+  REQUIRE(vector_path.wrong == 0);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < vector_path.c.size(); ++i) {
+    differ += vector_path.c[i] == scalar_path.c[i] ? 0 : 1;
+  }
+  CHECK(differ == 0);
+}
+
 }  // namespace
 
 TEST_CASE("own gemm bf16 matches the FP64 reference at odd, tile-multiple and large shapes") {
@@ -154,30 +168,14 @@ TEST_CASE("own gemm: the per-element load path gives the same bits as the vector
   if (device_has_fp8()) types.push_back(DType::fp8_e4m3);
   for (DType type : types) {
     CAPTURE(mgbench::test::gemm_dtype_name(type));
-    const GemmCheck vector_path = check_gemm(type, s, mma_sync_launch(true));
-    const GemmCheck scalar_path = check_gemm(type, s, mma_sync_launch(false));
-    INFO(vector_path.summary());
-    REQUIRE(vector_path.wrong == 0);
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < vector_path.c.size(); ++i) {
-      differ += vector_path.c[i] == scalar_path.c[i] ? 0 : 1;
-    }
-    CHECK(differ == 0);
+    check_same_bits(type, s, mma_sync_launch);
   }
 }
 
 TEST_CASE("own gemm fp32 (SIMT): the per-element load path gives the same bits") {
   for (const Shape& s : {Shape{136, 72, 272}, Shape{300, 260, 40}}) {
     CAPTURE(s.m, s.n, s.k);
-    const GemmCheck vector_path = check_gemm(DType::fp32, s, simt_launch(true));
-    const GemmCheck scalar_path = check_gemm(DType::fp32, s, simt_launch(false));
-    INFO(vector_path.summary());
-    REQUIRE(vector_path.wrong == 0);
-    std::size_t differ = 0;
-    for (std::size_t i = 0; i < vector_path.c.size(); ++i) {
-      differ += vector_path.c[i] == scalar_path.c[i] ? 0 : 1;
-    }
-    CHECK(differ == 0);
+    check_same_bits(DType::fp32, s, simt_launch);
   }
 }
 
