@@ -461,6 +461,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .throughput("samples_per_s", "samples/s")
         .present(train_presentation())
         .estimate_seconds_per_point(10.0)
+        .sustained(1.0, 0.02)  // power-bound: see Workload::sustained
         .runner(train_runner()));
 
 }  // namespace mgbench::bench

@@ -37,6 +37,9 @@ namespace {
 // and for the verification (a fresh op, checks, a workload's secondary timings): expected
 // seconds on top of the settings' warm-up and stopping times.
 constexpr double kWarmupWindowS = 5.0;
+// Warm-up ops per second of warm-up at most: 1000 for the default 0.05 s, so that tiny
+// host-launched ops (whose launch outlasts their GPU time) do not stretch it.
+constexpr double kWarmupOpsPerSecond = 2e4;
 constexpr double kVerifyWindowS = 5.0;
 // A failed group's ranks wait this long beyond the gate timeout for each other to quiesce
 // before they free their buffers (the own all-reduce's barriers give up after the gate
@@ -84,6 +87,7 @@ struct PointRun {
   Verification verification;
   std::size_t reps = 1;
   double second_s = 0;  // seconds per op with the other timing method (time_both), else 0
+  double warmup_s = 0;  // seconds the warm-up ran (host clock, first op to the last sync)
   RankOutcome combined;
 };
 
@@ -369,10 +373,13 @@ class GroupRun {
     shared_->set_op_estimate(p.rank, op_s);
     // Warm-up runs ungated: behind a spinning gate kernel, a long queue of launches would
     // fill the stream's launch queue and block the host before it could open the gate.
-    const int warm =
-        static_cast<int>(std::clamp(ctx_.spec.settings.warmup_s / op_s, 1.0, 1000.0));
+    // Every rank computes the same count from the shared estimate (collectives must match).
+    const double warmup_s = ctx_.spec.settings.warmup_s;
+    const int warm = static_cast<int>(
+        std::clamp(warmup_s / op_s, 1.0, std::max(1.0, warmup_s * kWarmupOpsPerSecond)));
     for (int i = 0; i < warm; ++i) enqueue();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
+    p.warmup_s = now_s() - start;
     shared_->barrier(p.rank, "warm-up: done");
     return op_s;
   }
@@ -515,6 +522,7 @@ class GroupRun {
     result.status = combined.status;
     result.message = combined.message;
     result.ops_per_sample = p.reps;
+    result.warmup_s = p.warmup_s;
     result.samples = p.record.headline;
     result.stats = compute_statistics(p.record.headline);
     record_method_and_noise(p.result, p.env, ctx_.spec.settings.stopping.max_noise);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "mgbench/bench/gemm_math.hpp"
@@ -152,6 +154,55 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
     }
   }
   return with_measurement_axes(points, values);
+}
+
+namespace {
+
+std::string gemm_shape_label(const Params& p) {
+  const auto m = p.value("m", std::int64_t{0}), n = p.value("n", std::int64_t{0}),
+             k = p.value("k", std::int64_t{0});
+  if (m == n && n == k) return "M=N=K=" + std::to_string(m);
+  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+}
+
+std::string own_kernel_label(const PointResult& p) {
+  const Json impl = p.extra.is_object() ? p.extra.value("implementation", Json()) : Json();
+  if (!impl.is_object() || !impl.contains("name")) return "";
+  return impl.value("name", std::string()) + " v" + std::to_string(impl.value("version", 0));
+}
+
+}  // namespace
+
+Json own_vs_cublas_summary(const std::vector<PointResult>& points) {
+  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::string, std::string>;
+  std::map<Key, std::map<std::string, const PointResult*>> pairs;
+  for (const auto& p : points) {
+    if (p.workload != "gemm" || p.status != Status::ok || !p.metrics.is_object() ||
+        !p.metrics.contains("tflops_per_gpu") || !p.params.contains("impl")) {
+      continue;
+    }
+    const std::string measured = p.timing.empty() ? "" : p.timing + ", " + p.cache;
+    const Key key{p.gpus, p.params.value("m", std::int64_t{0}), p.params.value("n", std::int64_t{0}),
+                  p.params.value("k", std::int64_t{0}), p.params.value("dtype", std::string()),
+                  measured};
+    pairs[key][p.params["impl"].get<std::string>()] = &p;
+  }
+  Json rows = Json::array();
+  for (const auto& [key, by_impl] : pairs) {
+    const auto cublas = by_impl.find("cublas"), own = by_impl.find("mgbench");
+    if (cublas == by_impl.end() || own == by_impl.end()) continue;
+    const double ref = cublas->second->metrics["tflops_per_gpu"].get<double>();
+    const double mine = own->second->metrics["tflops_per_gpu"].get<double>();
+    rows.push_back({{"gpus", std::get<0>(key)},
+                    {"shape", gemm_shape_label(own->second->params)},
+                    {"dtype", std::get<4>(key)},
+                    {"measured", std::get<5>(key)},
+                    {"cublas_tflops", ref},
+                    {"own_tflops", mine},
+                    {"own_vs_cublas", ref > 0 ? Json(mine / ref) : Json()},
+                    {"kernel", own_kernel_label(*own->second)}});
+  }
+  return rows;
 }
 
 }  // namespace mgbench::bench

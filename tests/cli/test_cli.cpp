@@ -44,6 +44,16 @@ TEST_CASE("list names every workload with its parameters") {
   CHECK(r.exit_code == 0);
   CHECK(r.out.find("gemm:") != std::string::npos);
   CHECK(r.out.find("--param dtype") != std::string::npos);
+  // The power-bound workloads say they warm up long enough for sustained clocks; others not.
+  const std::string out = "\n" + r.out;
+  const auto block = [&out](const std::string& name) {
+    const auto at = out.find("\n" + name + ":");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find("\n\n", at + 1) - at);
+  };
+  CHECK(block("gemm").find("warm-up: 1 s per point") != std::string::npos);
+  CHECK(block("train_step").find("warm-up: 1 s per point") != std::string::npos);
+  CHECK(block("allreduce").find("warm-up:") == std::string::npos);
+  CHECK_FALSE(block("allreduce").empty());
 }
 
 TEST_CASE("a dry run prints the plan and needs no GPU when --gpus is given") {
@@ -192,4 +202,19 @@ TEST_CASE("Ctrl-C saves the finished points (exit 130) and --resume completes th
   }
   CHECK(mgbench::test::read_journal_points(out + "/journal.jsonl").count.size() == 16);
   std::filesystem::remove_all(out);
+}
+
+TEST_CASE("report recomputes the summaries of known workloads: the example shows own vs cuBLAS") {
+  // The example's results.json comes from a sweep whose build had no GEMM summary yet.
+  const std::string src = MGBENCH_SOURCE_DIR "/reports/examples/h200-1gpu/results.json";
+  REQUIRE(mgbench::test::read_text(src).find("own kernels vs cuBLAS") == std::string::npos);
+  const std::string out = mgbench::test::temp_dir("refresh") + "/r.md";
+  const auto r = run_mgbench("report " + src + " -o " + out);
+  REQUIRE(r.exit_code == 0);
+  const std::string md = mgbench::test::read_text(out);
+  const auto at = md.find("### gemm own kernels vs cuBLAS");
+  REQUIRE(at != std::string::npos);
+  const std::string table = md.substr(at, md.find("\n\n###", at) - at);
+  CHECK(table.find("| 1 | M=N=K=4096 | fp32 | device, cold | 50.4 | 46.2 | 0.917 | simt\\_fp32 v2 |") !=
+        std::string::npos);
 }

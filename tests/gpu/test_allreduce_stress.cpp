@@ -160,9 +160,9 @@ void stress(int n, std::size_t count, AllreduceAlgo algo) {
 
 TEST_CASE("own all-reduce survives 200 back-to-back ops per rank with drifting ranks",
           "[allreduce][stress][gpu]") {
-  // Up to 7 simulated ranks, each on its own hardware queue (kQueues above). Real ranks each
+  // Up to 8 simulated ranks, each on its own hardware queue (kQueues above). Real ranks each
   // own their GPU, so the queue limit belongs to the simulation only.
-  for (int n = 2; n <= 7; ++n) {
+  for (int n = 2; n <= 8; ++n) {
     for (AllreduceAlgo algo : {AllreduceAlgo::one_shot, AllreduceAlgo::two_shot}) {
       for (std::size_t count : {std::size_t{7}, std::size_t{1023}, std::size_t{65537}}) {
         INFO("ranks " << n << " algo " << mgbench::kernels::to_string(algo) << " count "

@@ -104,21 +104,36 @@ class Tolerance(unittest.TestCase):
 
 
 class Repeats(unittest.TestCase):
-    def test_medians_over_runs_keep_the_run_values(self):
+    def test_the_fastest_run_is_compared_and_the_median_kept(self):
         runs = [{8: {"time_us": 6.0, "timing": "host"}}, {8: {"time_us": 5.0, "timing": "host"}},
                 {8: {"time_us": 5.5, "timing": "host"}}]
-        merged = crosscheck.median_of_runs(runs, "time_us")
-        self.assertEqual(merged[8]["time_us"], 5.5)
+        merged = crosscheck.best_of_runs(runs, "time_us")
+        self.assertEqual(merged[8]["time_us"], 5.0)
+        self.assertEqual(merged[8]["median"], 5.5)
         self.assertEqual(merged[8]["runs"], [6.0, 5.0, 5.5])
         self.assertEqual(merged[8]["timing"], "host")
 
     def test_a_failed_or_absent_run_keeps_its_reason(self):
-        failed = crosscheck.median_of_runs([{8: {"time_us": 5.0}}, {8: "mgbench failed: x"}],
+        failed = crosscheck.best_of_runs([{8: {"time_us": 5.0}}, {8: "mgbench failed: x"}],
                                            "time_us")
         self.assertEqual(failed[8], "mgbench failed: x")
-        absent = crosscheck.median_of_runs([{8: {"time_us": 5.0}, 16: {"time_us": 5.0}},
+        absent = crosscheck.best_of_runs([{8: {"time_us": 5.0}, 16: {"time_us": 5.0}},
                                             {8: {"time_us": 5.0}}], "time_us")
         self.assertEqual(absent[16], "absent from a run")
+
+    def test_two_level_launch_cost_compares_the_fastest_runs(self):
+        # Each tool's runs sit at ~4.8 or ~6.5 us; their medians land on different levels.
+        mine = crosscheck.best_of_runs([{8: {"time_us": t, "timing": "host", "cache": "hot"}}
+                                        for t in (6.5, 6.4, 4.8)], "time_us")
+        ref = crosscheck.best_of_runs([{8: {"time_us": t}} for t in (4.9, 4.85, 6.6)], "time_us")
+        row = crosscheck.allreduce_rows(mine, ref)[0]
+        self.assertEqual(row["status"], "ok")
+        self.assertAlmostEqual(row["delta_pct"], (4.8 - 4.85) / 4.85 * 100.0)
+        self.assertAlmostEqual(row["median_delta_pct"], (6.4 - 4.9) / 4.9 * 100.0)
+        # A gap at the lower level still fails.
+        slow = crosscheck.best_of_runs([{8: {"time_us": t, "timing": "host", "cache": "hot"}}
+                                        for t in (6.5, 6.4, 5.9)], "time_us")
+        self.assertEqual(crosscheck.allreduce_rows(slow, ref)[0]["status"], "FAIL")
 
     def test_run_spread_is_the_larger_of_the_two_tools(self):
         self.assertAlmostEqual(crosscheck.run_spread_pct([[5.0, 5.5, 6.0], [5.0, 5.1]]),
@@ -240,7 +255,7 @@ class EndToEnd(unittest.TestCase):
         code, printed, _ = self.run_main("--nccl-tests", os.path.dirname(self.tools),
                                          "--repeats", "1")
         self.assertEqual(code, 1)
-        self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+—\s+FAIL")
+        self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+\+5\.00\s+—\s+FAIL")
 
     def test_absent_nccl_tests_is_skipped_with_77(self):
         code, printed, _ = self.run_main("--nccl-tests", os.path.join(self.dir.name, "nowhere"))

@@ -269,3 +269,44 @@ TEST_CASE("tf32 is stored, filled and decoded as fp32", "[gemm]") {
     CHECK(fill_value(DType::tf32, 7, i, -1.0, 1.0) == fill_value(DType::fp32, 7, i, -1.0, 1.0));
   }
 }
+
+namespace {
+
+mgbench::PointResult gemm_point(const std::string& impl, const std::string& dtype,
+                                std::int64_t m, double tflops, const std::string& timing) {
+  mgbench::PointResult p;
+  p.workload = "gemm";
+  p.gpus = 1;
+  p.params = {{"impl", impl}, {"dtype", dtype}, {"m", m}, {"n", 8192}, {"k", 8192}};
+  p.metrics = {{"tflops_per_gpu", tflops}};
+  p.timing = timing;
+  p.cache = "cold";
+  if (impl == "mgbench") p.extra = {{"implementation", {{"name", "simt_fp32"}, {"version", 2}}}};
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("own vs cuBLAS summary pairs the two impls of one shape, dtype and method") {
+  std::vector<mgbench::PointResult> points = {
+      gemm_point("cublas", "fp32", 8192, 50.0, "host"),
+      gemm_point("mgbench", "fp32", 8192, 46.0, "host"),
+      gemm_point("cublas", "fp32", 2048, 50.0, "host"),
+      gemm_point("mgbench", "fp32", 2048, 45.0, "device"),  // another method: no pair
+      gemm_point("cublas", "bf16", 8192, 700.0, "host"),     // no own point
+      gemm_point("mgbench", "tf32", 8192, 300.0, "host"),
+      gemm_point("cublas", "tf32", 8192, 350.0, "host")};
+  points.back().status = mgbench::Status::wrong;  // a wrong figure is never a reference
+  const Json rows = mgbench::bench::own_vs_cublas_summary(points);
+  REQUIRE(rows.size() == 1);
+  const Json& r = rows[0];
+  CHECK(r["shape"] == "M=N=K=8192");
+  CHECK(r["dtype"] == "fp32");
+  CHECK(r["measured"] == "host, cold");
+  CHECK(r["own_vs_cublas"].get<double>() == Approx(0.92));
+  CHECK(r["kernel"] == "simt_fp32 v2");
+  // A batch shape is labelled M x N x K.
+  points = {gemm_point("cublas", "bf16", 2048, 700.0, "host"),
+            gemm_point("mgbench", "bf16", 2048, 630.0, "host")};
+  CHECK(mgbench::bench::own_vs_cublas_summary(points)[0]["shape"] == "2048x8192x8192");
+}

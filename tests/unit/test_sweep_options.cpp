@@ -5,6 +5,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/workload.hpp"
 #include "mgbench/run/plan.hpp"
 #include "mgbench/run/sweep.hpp"
 
@@ -18,6 +19,11 @@ mgbench::SweepOptions parse(std::vector<std::string> args) {
 }
 
 // Parses and plans against `visible` devices; returns the UsageError message or "".
+// Test-only workloads: one declares a sustained (power-bound) warm-up, one does not.
+const bool kRegistered =
+    mgbench::register_workload(mgbench::Workload("zz_test_power_bound").sustained(1.0, 0.02)) &&
+    mgbench::register_workload(mgbench::Workload("zz_test_quick"));
+
 std::string usage_error(std::vector<std::string> args, int visible = 8) {
   try {
     const auto options = parse(std::move(args));
@@ -115,6 +121,26 @@ TEST_CASE("sweep options land in the settings: profile, overrides, time-out and 
   CHECK(o.param_overrides.at("m") == std::vector<std::string>{"1", "2"});
   CHECK_FALSE(o.settings.telemetry);
   CHECK(o.settings.telemetry_interval_s == 0.25);
+}
+
+TEST_CASE("power-bound workloads warm up 1 s unless --warmup says otherwise, and sample longer") {
+  using mgbench::settings_for_workload;
+  REQUIRE(kRegistered);
+  const auto defaults = parse({});
+  CHECK(settings_for_workload(defaults.settings, "zz_test_power_bound").warmup_s == 1.0);
+  CHECK(settings_for_workload(defaults.settings, "zz_test_quick").warmup_s == 0.05);
+  CHECK(settings_for_workload(defaults.settings, "zz_test_power_bound").target_sample_s == 0.02);
+  CHECK(settings_for_workload(defaults.settings, "zz_test_quick").target_sample_s == 0.002);
+  const auto fixed = parse({"--warmup", "0.2"});
+  CHECK(settings_for_workload(fixed.settings, "zz_test_power_bound").warmup_s == 0.2);
+  CHECK(settings_for_workload(fixed.settings, "zz_test_quick").warmup_s == 0.2);
+  // The worker gets the settings as JSON: the flag must survive the trip.
+  const mgbench::Json j = fixed.settings;
+  CHECK(j.get<mgbench::RunSettings>().warmup_given);
+  CHECK_FALSE(mgbench::Json(defaults.settings).get<mgbench::RunSettings>().warmup_given);
+  CHECK(usage_error({"--warmup", "-1"}).find("must be >= 0") != std::string::npos);
+  CHECK(usage_error({"--warmup", "200", "--group-timeout", "300"})
+            .find("under half the group timeout") != std::string::npos);
 }
 
 TEST_CASE("launch options: --launcher, the nodes, and the default inside Slurm") {

@@ -72,6 +72,12 @@ void print_workloads(std::ostream& out) {
     out << fmt::format("  needs: {} GPU(s) or more{}{}\n", w.min_gpus(),
                        w.requirements().empty() ? "" : "; ", w.requirements());
     for (const auto& note : w.notes()) out << fmt::format("  note: {}\n", note);
+    if (w.sustained_warmup() > 0) {
+      out << fmt::format("  warm-up: {} s per point, so that clocks settle at the power limit "
+                         "(--warmup overrides); samples of at least {} ms, so that the GPU "
+                         "seldom idles\n",
+                         w.sustained_warmup(), w.sustained_sample() * 1e3);
+    }
     if (!w.throughput_metric().empty()) {
       out << fmt::format("  scaling metric: {} ({})\n", w.throughput_metric(),
                          w.throughput_unit());

@@ -22,6 +22,7 @@
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/redact.hpp"
+#include "mgbench/run/sweep.hpp"
 
 namespace mgbench {
 namespace {
@@ -102,7 +103,8 @@ int cmd_report(int argc, char** argv) {
   }
   if (parse_only()) return 0;
 
-  const RunResult loaded = load_results(inputs.front());
+  RunResult loaded = load_results(inputs.front());
+  refresh_derived(loaded);
   const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
   if (args.count("json")) return export_results(run, output);
 

@@ -30,7 +30,8 @@ namespace {
 const std::set<std::string> kPlanOptions = {
     "workloads", "gpus",    "devices",  "param",       "dtypes",   "batch-sizes",
     "profile",   "scaling", "baseline", "min-samples", "min-time", "max-noise",
-    "max-time-per-point", "launcher", "hosts", "hostfile", "gpus-per-node", "oversubscribe"};
+    "max-time-per-point", "warmup", "launcher", "hosts", "hostfile", "gpus-per-node",
+    "oversubscribe"};
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",

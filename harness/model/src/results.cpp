@@ -167,6 +167,7 @@ void to_json(Json& j, const PointResult& p) {
   write_placement(j, p.placement);
   if (!p.timing.empty()) j["timing"] = p.timing;
   if (!p.cache.empty()) j["cache"] = p.cache;
+  if (p.warmup_s > 0) j["warmup_s"] = p.warmup_s;
   if (p.flags.is_array() && !p.flags.empty()) j["flags"] = p.flags;
   if (!p.spread.is_null()) j["spread"] = p.spread;
 }
@@ -204,6 +205,7 @@ void from_json(const Json& j, PointResult& p) {
     p.placement = read_placement(j, p.gpus);
     p.timing = j.contains("timing") ? to_string(timing_from_string(j.at("timing").get<std::string>())) : "";
     p.cache = j.contains("cache") ? to_string(cache_from_string(j.at("cache").get<std::string>())) : "";
+    p.warmup_s = j.contains("warmup_s") ? number_or_nan(j.at("warmup_s")) : 0.0;
     p.flags = j.value("flags", Json::array());
     if (!p.flags.is_array()) throw UsageError("point flags is not an array");
     p.spread = j.contains("spread") ? j.at("spread") : Json();
@@ -375,6 +377,7 @@ void to_json(Json& j, const RunSettings& s) {
            {"extra", Json::object()}};
   // The file keeps these under "extra", as schema version 1 has them.
   if (s.batch_auto) j["extra"]["batch_auto"] = true;
+  if (s.warmup_given) j["extra"]["warmup_given"] = true;
   if (s.test_slowdown != 0) j["extra"]["test_slowdown"] = s.test_slowdown;
 }
 
@@ -393,6 +396,7 @@ void from_json(const Json& j, RunSettings& s) {
   s.profile = j.value("profile", s.profile);
   const Json extra = j.value("extra", Json::object());
   s.batch_auto = extra.value("batch_auto", false);
+  s.warmup_given = extra.value("warmup_given", false);
   s.test_slowdown = extra.value("test_slowdown", 0.0);
 }
 

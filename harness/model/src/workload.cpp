@@ -181,6 +181,11 @@ Workload& Workload::estimate_seconds_per_point(double seconds) {
   estimate_s_ = seconds;
   return *this;
 }
+Workload& Workload::sustained(double warmup_s, double sample_s) {
+  sustained_warmup_s_ = warmup_s;
+  sustained_sample_s_ = sample_s;
+  return *this;
+}
 
 const Axis* Workload::find_axis(const std::string& axis_name) const {
   for (const auto& a : axes_) {
@@ -207,6 +212,14 @@ const Workload* find_workload(const std::string& name) {
     if (w.name() == name) return &w;
   }
   return nullptr;
+}
+
+RunSettings settings_for_workload(RunSettings settings, const std::string& workload) {
+  const Workload* w = find_workload(workload);
+  if (w == nullptr) return settings;
+  if (!settings.warmup_given) settings.warmup_s = std::max(settings.warmup_s, w->sustained_warmup());
+  settings.target_sample_s = std::max(settings.target_sample_s, w->sustained_sample());
+  return settings;
 }
 
 bool register_workload(Workload workload) {

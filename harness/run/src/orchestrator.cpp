@@ -303,7 +303,7 @@ GroupSpec Orchestrator::make_spec(const PlannedGroup& group,
   spec.workload = group.workload;
   spec.devices = group.devices;
   spec.points = points;
-  spec.settings = options_.settings;
+  spec.settings = settings_for_workload(options_.settings, group.workload);
   spec.placement = group.placement;
   return spec;
 }

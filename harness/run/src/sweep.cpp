@@ -93,6 +93,14 @@ void add_scaling(const SweepOptions& options, RunResult& run) {
 
 }  // namespace
 
+void refresh_derived(RunResult& run) {
+  for (const auto& p : run.points) {
+    if (find_workload(p.workload) != nullptr) run.presentation.erase(p.workload);
+  }
+  add_presentation(run);
+  (void)add_summaries(run);  // a summary that fails keeps the stored one (logged)
+}
+
 int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                  const RunSinks& sinks) {
   add_presentation(run);

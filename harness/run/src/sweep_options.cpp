@@ -44,6 +44,9 @@ cxxopts::Options sweep_cli() {
        "(default 0.5)", cxxopts::value<std::string>())
       ("max-time-per-point", "seconds of sampling before a point stops short of the target",
        cxxopts::value<std::string>())
+      ("warmup", "seconds of warm-up before each point's samples, for every workload (default: "
+                 "0.05, and 1 for power-bound workloads so that clocks settle at the power "
+                 "limit)", cxxopts::value<std::string>())
       ("out", "output directory (default results/<UTC timestamp>-<host>/)",
        cxxopts::value<std::string>())
       ("json", "also write the results JSON here", cxxopts::value<std::string>())
@@ -192,6 +195,10 @@ void parse_stopping(const Args& args, SweepOptions& o) {
   if (args.count("max-time-per-point")) {
     stop.max_time_s = parse_number(args, "max-time-per-point", false);
   }
+  if (args.count("warmup")) {
+    o.settings.warmup_s = parse_number(args, "warmup", true);
+    o.settings.warmup_given = true;
+  }
 }
 
 // How the sweep runs: isolation, time-outs, scaling mode, baselines, telemetry.
@@ -203,6 +210,10 @@ void parse_execution(const Args& args, SweepOptions& o) {
     o.settings.group_timeout_s = parse_number(args, "group-timeout", false);
   } else {
     o.settings.group_timeout_s = std::max(300.0, 20 * o.settings.stopping.max_time_s);
+  }
+  if (o.settings.warmup_s >= o.settings.group_timeout_s / 2) {
+    throw UsageError(fmt::format("invalid --warmup: must be under half the group timeout ({} s)",
+                                 o.settings.group_timeout_s));
   }
   o.scaling = choose<ScalingMode>("scaling", str(args, "scaling"),
                                   {{"weak", ScalingMode::weak}, {"strong", ScalingMode::strong}});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/results.hpp"
 #include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench {
@@ -39,6 +40,12 @@ struct GemmTolerance {
 // dtype: fp32, tf32, fp16, bf16, fp8. Throws UsageError for anything else.
 GemmTolerance gemm_tolerance(const std::string& dtype);
 double gemm_allowed_error(const GemmTolerance& tolerance, double ref, double abs_sum);
+
+// The own kernels next to cuBLAS: one row per GPU count, shape, dtype, timing and cache with
+// an ok point of each impl: {"gpus", "shape" ("M=N=K=4096" or "2048x8192x8192"), "dtype",
+// "measured" ("host, cold"), "cublas_tflops", "own_tflops", "own_vs_cublas", "kernel"
+// ("simt_fp32 v2", from the own point's extra.implementation)}; TFLOP/s per GPU.
+Json own_vs_cublas_summary(const std::vector<PointResult>& points);
 
 // `count` distinct indices in [0, extent), sorted, always including 0 and extent - 1
 // (where the tile tails are); all of them when extent <= count. Deterministic per seed.

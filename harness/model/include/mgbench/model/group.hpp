@@ -15,6 +15,7 @@ namespace mgbench {
 struct RunSettings {
   StoppingCriteria stopping;
   double warmup_s = 0.05;          // minimum warm-up time per point (at least 2 ops)
+  bool warmup_given = false;       // --warmup: warmup_s for every workload, sustained or not
   double target_sample_s = 0.002;  // ops are batched so that one sample lasts at least this
   double gate_timeout_s = 10.0;    // a start gate never released within this gives up
   double group_timeout_s = 600.0;  // NCCL watchdog / orchestrator kill deadline for a group

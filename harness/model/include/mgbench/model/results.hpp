@@ -42,6 +42,7 @@ struct PointResult {
   bool noisy = false;
   std::string timing;          // "device" | "host" | "graph" ("" in files written before it)
   std::string cache;           // "hot" | "cold" ("" in files written before it)
+  double warmup_s = 0;         // seconds of warm-up before the samples (0: not recorded)
   // Values the hardware cannot produce: [{"kind":"impossible","metric":...,"reason":...}].
   Json flags = Json::array();
   // Sample spread as a property of the point: {"rel_stdev", "median_ci_half_width",

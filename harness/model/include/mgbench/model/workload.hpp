@@ -86,6 +86,11 @@ class Workload {
   Workload& runner(GroupRunner fn);
   // Rough seconds one point takes at a profile (for --dry-run estimates).
   Workload& estimate_seconds_per_point(double seconds);
+  // Power-bound workloads: warm up at least `warmup_s` before sampling, so that clocks have
+  // settled at the power limit (unless --warmup is given), and time samples of at least
+  // `sample_s`, so that the GPU idles between samples for a small share of the time only
+  // (idle time lowers the average power and lets the clocks rise above their sustained level).
+  Workload& sustained(double warmup_s, double sample_s);
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
@@ -103,6 +108,8 @@ class Workload {
   const GroupRunner& run() const { return runner_; }
   const SummarizeFn& summarizer() const { return summarize_; }
   double estimate_seconds_per_point() const { return estimate_s_; }
+  double sustained_warmup() const { return sustained_warmup_s_; }
+  double sustained_sample() const { return sustained_sample_s_; }
 
  private:
   std::string name_, summary_, formulas_, requirements_;
@@ -115,12 +122,17 @@ class Workload {
   SummarizeFn summarize_;
   GroupRunner runner_;
   double estimate_s_ = 2.0;
+  double sustained_warmup_s_ = 0;
+  double sustained_sample_s_ = 0;
 };
 
 // All registered workloads, sorted by name.
 const std::vector<Workload>& workloads();
 const Workload* find_workload(const std::string& name);
 bool register_workload(Workload workload);
+// The settings a group of `workload` runs with: the sweep's, with the workload's sustained
+// warm-up (unless --warmup fixed it) and sample length as minimums.
+RunSettings settings_for_workload(RunSettings settings, const std::string& workload);
 
 }  // namespace mgbench
 

@@ -23,6 +23,11 @@ SweepOptions parse_sweep_options(int argc, char** argv);
 // Probes, plans, runs and finishes; returns the exit code.
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks);
+// A loaded run's derived data follows this build: the presentation and the summary of every
+// workload this build knows are recomputed from the points (`mgbench report`); the
+// measurements themselves never change.
+void refresh_derived(RunResult& run);
+
 // After the points: summaries, scaling, verdicts, telemetry series; writes results.json
 // (+ --json), then runs every sink and records the history entry. A failure after
 // results.json is written costs exit 4 (one line each), never the file.
