@@ -8,6 +8,7 @@
 
 #include "chart_common.hpp"
 #include "mgbench/reports/format.hpp"
+#include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/sections.hpp"
 
 namespace mgbench::reports::detail {
@@ -24,8 +25,11 @@ std::vector<std::string> series_keys(const Points& points, const AxisSpec& axis,
   return without(varying_params(points), skip);
 }
 
+// A value flagged impossible for the hardware is never drawn as if it were plain (the Flags
+// section lists it); the chart says how many it left out.
 YFn metric_fn(const std::string& metric, std::optional<double> median_scale) {
   return [metric, median_scale](const PointResult& p) -> std::optional<double> {
+    if (metric_flagged(p.flags, metric)) return std::nullopt;
     if (const auto v = point_metric(p, metric)) return v;
     if (median_scale && p.stats.n > 0) return p.stats.median * *median_scale;
     return std::nullopt;
@@ -63,6 +67,14 @@ std::vector<svg::Series> dashed_by_gpus(const Points& points, const std::string&
   return solid;
 }
 
+std::string flagged_note(const Points& points, const std::string& metric) {
+  const auto n = std::count_if(points.begin(), points.end(), [&](const PointResult* p) {
+    return metric_flagged(p->flags, metric);
+  });
+  if (n == 0) return "";
+  return fmt::format("{} impossible value{} left out (see Flags)", n, n == 1 ? "" : "s");
+}
+
 bool any_positive(const Points& points, const std::string& metric) {
   return std::any_of(points.begin(), points.end(), [&](const PointResult* p) {
     return point_metric(*p, metric).value_or(0) > 0;
@@ -85,6 +97,9 @@ void line_chart(const std::string& workload, const Presentation& presentation,
   c.subtitle = split;
   if (alt && !spec.alt_note.empty()) {
     c.subtitle += (c.subtitle.empty() ? "" : " · ") + spec.alt_note;
+  }
+  if (const std::string note = flagged_note(points, metric); !note.empty()) {
+    c.subtitle += (c.subtitle.empty() ? "" : " · ") + note;
   }
   c.x = x_axis_for(*axis, label, x_values(points, axis->param));
   c.y = make_axis(!spec.y_label.empty() && !alt ? spec.y_label

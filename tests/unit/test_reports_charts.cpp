@@ -125,3 +125,39 @@ TEST_CASE("the efficiency chart marks where a run spans more nodes", "[reports][
   CHECK(svg.find("2 nodes") != std::string::npos);
   CHECK(svg.find("where the run spans more nodes") != std::string::npos);
 }
+
+TEST_CASE("a value flagged impossible is left out of its chart, and the chart says so",
+          "[reports][charts]") {
+  const auto path = std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json";
+  auto busbw_fp32 = [](const mgbench::RunResult& run) {
+    for (const auto& c : mr::build_charts(run)) {
+      if (c.kind == "busbw" && c.svg.find("fp32") != std::string::npos) return c.svg;
+    }
+    return std::string();
+  };
+  const auto titles = [](const std::string& svg) {
+    std::size_t n = 0;
+    for (auto at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  mgbench::RunResult run = mgbench::load_results(path);
+  const std::string plain = busbw_fp32(run);
+  REQUIRE_FALSE(plain.empty());
+  CHECK(plain.find("impossible") == std::string::npos);
+  bool flagged = false;
+  for (auto& p : run.points) {
+    if (p.workload == "allreduce" && p.params.value("dtype", "") == "fp32" &&
+        p.params.value("impl", "") == "nccl" && p.params.value("bytes", 0) == 8388608) {
+      p.flags = mgbench::Json::array({{{"kind", "impossible"}, {"metric", "busbw_GBps"},
+                                       {"reason", "above the copy limit"}}});
+      flagged = true;
+      break;
+    }
+  }
+  REQUIRE(flagged);
+  const std::string svg = busbw_fp32(run);
+  CHECK(svg.find("1 impossible value left out (see Flags)") != std::string::npos);
+  CHECK(titles(svg) + 1 == titles(plain));
+}
