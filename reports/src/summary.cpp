@@ -26,16 +26,9 @@ constexpr const char* kAllOneGpu =
 
 std::string gpus_text(int n) { return fmt::format("{} GPU{}", n, n == 1 ? "" : "s"); }
 
-bool is_flagged(const PointResult& p, const std::string& metric) {
-  if (!p.flags.is_array()) return false;
-  return std::any_of(p.flags.begin(), p.flags.end(), [&](const Json& f) {
-    return f.is_object() && f.value("metric", std::string()) == metric;
-  });
-}
-
 // The value a point contributes to the best figure: ok, not flagged, positive.
 std::optional<double> usable(const PointResult& p, const std::string& metric) {
-  if (p.status != Status::ok || is_flagged(p, metric)) return std::nullopt;
+  if (p.status != Status::ok || metric_flagged(p.flags, metric)) return std::nullopt;
   const auto v = point_metric(p, metric);
   if (!v || !(*v > 0)) return std::nullopt;
   return v;
