@@ -26,6 +26,9 @@ tool is absent (nccl-tests not found, or python3 without torch/CUDA), so its par
 tool's fastest run. A host-launched operation of a few microseconds costs what the host's launch
 path costs, and on some hosts that cost sits at one of two levels for seconds at a time, in any
 process and in both tools; the fastest of several runs compares both tools at the lower level.
+--cpus LIST runs both tools on the same CPUs. Where the launch cost depends on the core that
+launches (a core far from the GPU, a virtual CPU on another socket), it takes that variable out
+of the comparison.
 "delta median %" compares the medians over the runs instead (shown, not judged), and "runs %" is
 the larger of the two tools' run-to-run spreads ((max - min) / median).
 """
@@ -299,10 +302,27 @@ def write_outputs(out_dir, sections, code):
 # ---- running the tools ---------------------------------------------------------------------
 
 
+def parse_cpus(text):
+    """A CPU list ("2", "0-3", "1,5-6") as a set; ValueError when it is not one."""
+    cpus = set()
+    for item in text.split(","):
+        lo, _, hi = item.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
+            raise ValueError(f"'{text}' is not a CPU list such as 2 or 0-3 or 1,5-6")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+CPUS = None  # --cpus: both tools run on these CPUs only
+
+
 def run_tool(argv, env=None, timeout=None):
-    """stdout of a command; ToolError with the tail of its output when it fails."""
+    """stdout of a command (on the --cpus CPUs when given); ToolError with the tail of its
+    output when it fails."""
+    pin = (lambda: os.sched_setaffinity(0, CPUS)) if CPUS else None
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
+                              preexec_fn=pin)
     except (OSError, subprocess.TimeoutExpired) as e:
         raise ToolError(f"{argv[0]}: {e}")
     if done.returncode != 0:
@@ -387,7 +407,8 @@ def allreduce_section(args):
     section = {"name": "allreduce", "title": "all-reduce: mgbench NCCL vs nccl-tests all_reduce_perf",
                "method": f"fp32 sum, out-of-place, 1 GPU; time per op in us; mgbench timing=host "
                          f"cache=hot, all_reduce_perf -b S -e S (one buffer pair); the fastest "
-                         f"of {args.repeats} alternating run(s) of each",
+                         f"of {args.repeats} alternating run(s) of each" +
+                         (f"; both on CPUs {sorted(args.cpus)}" if args.cpus else ""),
                "key": "size", "unit": "us", "rows": []}
     tool = find_all_reduce_perf(args.nccl_tests)
     if tool is None:
@@ -457,6 +478,8 @@ def parse_args(argv):
                         help="timed seconds per torch case after its 1 s warm-up (default 3)")
     parser.add_argument("--out", default=None, help="output directory (default "
                                                     "results/crosscheck-<UTC time>)")
+    parser.add_argument("--cpus", help="run both tools on these CPUs only (a list such as 2 or "
+                                         "0-3): the same launch path for both")
     parser.add_argument("--nccl-arg", action="append", default=[],
                         help="extra all_reduce_perf argument (repeatable)")
     parser.add_argument("--mgbench-param", action="append", default=[],
@@ -467,6 +490,14 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.device < 0 or args.torch_seconds <= 0 or args.repeats < 1:
         parser.error("--device must be >= 0, --torch-seconds > 0 and --repeats >= 1")
+    if args.cpus is not None:
+        try:
+            args.cpus = parse_cpus(args.cpus)
+        except ValueError as e:
+            parser.error(f"--cpus: {e}")
+        if not args.cpus <= os.sched_getaffinity(0):
+            parser.error(f"--cpus: CPUs {sorted(args.cpus - os.sched_getaffinity(0))} are not "
+                         f"available to this process")
     if args.out is None:
         args.out = os.path.join("results", "crosscheck-" +
                                 datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
@@ -474,7 +505,9 @@ def parse_args(argv):
 
 
 def main(argv):
+    global CPUS
     args = parse_args(argv)
+    CPUS = args.cpus
     sections = []
     try:
         for name, build in (("allreduce", allreduce_section), ("gemm", gemm_section)):

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <sys/wait.h>
 
 namespace mgbench::test {
@@ -18,6 +19,18 @@ std::string read_text(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+double gpu_time_scale() {
+  const char* text = std::getenv("MGBENCH_GPU_TEST_TIME_SCALE");
+  if (text == nullptr || *text == '\0') return 1.0;
+  char* end = nullptr;
+  const double scale = std::strtod(text, &end);
+  if (*end != '\0' || !(scale >= 1.0 && scale <= 1000.0)) {
+    throw std::invalid_argument(std::string("MGBENCH_GPU_TEST_TIME_SCALE must be a number in "
+                                            "[1, 1000], not '") + text + "'");
+  }
+  return scale;
 }
 
 void skip_test(const std::string& reason) {

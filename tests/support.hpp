@@ -37,6 +37,13 @@ CommandOutput run_mgbench(const std::string& args, const std::string& env = "");
 std::string temp_dir(const std::string& tag);
 std::string read_text(const std::string& path);
 
+// The factor by which the GPU tests stretch their time-outs (the group and start-gate time-outs,
+// hence the NCCL watchdog's deadline, and device-side spin deadlines): the environment variable
+// MGBENCH_GPU_TEST_TIME_SCALE, 1 when unset. scripts/gpu_sanitize.sh sets it, since
+// compute-sanitizer slows GPU work by one to three orders of magnitude. A value that is not a
+// number in [1, 1000] throws std::invalid_argument naming the variable.
+double gpu_time_scale();
+
 // Ends the test binary with exit 77 after printing "SKIP: <reason>": CTest (SKIP_RETURN_CODE 77,
 // one test case per process) reports the test as skipped, never as passed. Catch2 v2 has no
 // skip of its own. Use REQUIRE, not CHECK, for anything checked before: a failed CHECK would

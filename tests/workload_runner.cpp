@@ -47,6 +47,8 @@ std::vector<PointResult> run_workload(const std::string& workload, const std::ve
   spec.devices = devices;
   for (std::size_t i = 0; i < points.size(); ++i) spec.points.push_back({i, points[i]});
   spec.settings = settings;
+  spec.settings.group_timeout_s *= gpu_time_scale();
+  spec.settings.gate_timeout_s *= gpu_time_scale();
   CapturingSink sink;
   GroupContext ctx{spec, sink, nullptr};
   registered->run()(ctx);

@@ -31,7 +31,8 @@ RunSettings fast_settings();
 RunSettings allreduce_settings();
 
 // Runs `points` (indexed 0..n-1) of the registered `workload` on `devices` (rank order) in this
-// process and returns the results it reported; REQUIREs that the workload exists.
+// process and returns the results it reported; REQUIREs that the workload exists. The group and
+// gate time-outs of `settings` are stretched by gpu_time_scale().
 std::vector<PointResult> run_workload(const std::string& workload, const std::vector<int>& devices,
                                       const std::vector<Params>& points,
                                       const RunSettings& settings = fast_settings());

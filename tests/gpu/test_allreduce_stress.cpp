@@ -18,6 +18,7 @@
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/gate.hpp"
+#include "support.hpp"
 
 namespace {
 
@@ -126,7 +127,7 @@ void stress(int n, std::size_t count, AllreduceAlgo algo) {
     p.rank = r;
     p.nranks = n;
     p.max_blocks = std::max(1, std::min(8, sms / n));  // every rank's blocks resident at once
-    p.timeout_ns = 20'000'000'000ULL;
+    p.timeout_ns = static_cast<std::uint64_t>(20e9 * mgbench::test::gpu_time_scale());
   }
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   std::vector<cudaError_t> errors(n, cudaSuccess);

@@ -167,6 +167,9 @@ FAKE_MGBENCH = """#!/usr/bin/env python3
 import json, os, sys
 args = sys.argv[1:]
 out = args[args.index("--out") + 1]
+os.makedirs(os.path.dirname(out), exist_ok=True)
+with open(os.path.join(os.path.dirname(out), "mgbench.cpus"), "a") as f:
+    f.write(",".join(str(c) for c in sorted(os.sched_getaffinity(0))) + "\\n")
 params = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--param")
 scale = float(os.environ.get("FAKE_SCALE", "1"))
 ref = {}
@@ -190,8 +193,12 @@ json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
 FAKE_ALL_REDUCE_PERF = """#!/usr/bin/env python3
 import sys
 args = sys.argv[1:]
+import os
+cpus = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 with open("{calls}", "a") as f:
     f.write(" ".join(args) + "\\n")
+with open("{calls}.cpus", "a") as f:
+    f.write(cpus + "\\n")
 size = args[args.index("-b") + 1]
 for line in open("{fixture}"):
     fields = line.split()
@@ -256,6 +263,27 @@ class EndToEnd(unittest.TestCase):
                                          "--repeats", "1")
         self.assertEqual(code, 1)
         self.assertRegex(printed, r"1 GiB\s+533\.61\s+508\.20\s+\+5\.00\s+3\s+\+5\.00\s+—\s+FAIL")
+
+    def test_cpus_pins_both_tools(self):
+        cpu = min(os.sched_getaffinity(0))
+        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools),
+                                           "--cpus", str(cpu))
+        self.assertEqual(code, 0, printed)
+        with open(self.calls + ".cpus", encoding="utf-8") as f:
+            self.assertEqual(set(f.read().split()), {str(cpu)})
+        with open(os.path.join(out, "mgbench.cpus"), encoding="utf-8") as f:
+            self.assertEqual(set(f.read().split()), {str(cpu)})
+        self.assertIn(f"both on CPUs [{cpu}]", printed)
+
+    def test_cpus_must_be_a_list_of_available_cpus(self):
+        self.assertEqual(crosscheck.parse_cpus("1,3-5"), {1, 3, 4, 5})
+        for bad in ("", "a", "3-1", "1,,2", "-2"):
+            with self.assertRaises(ValueError, msg=bad):
+                crosscheck.parse_cpus(bad)
+        with contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaises(SystemExit) as e:
+                crosscheck.parse_args(["--cpus", "100000"])
+        self.assertEqual(e.exception.code, 2)
 
     def test_absent_nccl_tests_is_skipped_with_77(self):
         code, printed, _ = self.run_main("--nccl-tests", os.path.join(self.dir.name, "nowhere"))

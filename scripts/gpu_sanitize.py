@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Run the GPU test cases under compute-sanitizer and count what each tool reports.
+
+    scripts/gpu_sanitize.sh [--tools memcheck,racecheck,synccheck] [--cases FILE]
+                            [--scale N] [--case-timeout S] [--budget S] [--out DIR]
+                            [--sanitizer PATH] TEST_BINARY
+
+Every (tool, case) pair runs in its own process, one tool at a time: a case that crashes or
+times out costs that case only, and each count belongs to one case. The tools never share the
+GPU (three at once slow each other down until NCCL's deadlines expire).
+
+The test binary gets MGBENCH_GPU_TEST_TIME_SCALE=N (default 30): its group and start-gate
+time-outs, hence NCCL's watchdog deadline, and its device-side spin deadlines are stretched by
+N, since a sanitizer slows GPU work by one to three orders of magnitude. NCCL_NVLS_ENABLE=0 is
+set as in every mgbench process.
+
+--cases FILE names one case per line (a comma escaped as "\\," or not); without it every case
+the binary lists runs. --budget stops starting cases after S seconds; those left are "not run".
+
+A row's result: "clean" (the case passed or skipped, the tool reported 0 errors), "errors"
+(the tool reported errors), "failed" (the case failed), "timeout", "crashed" (no summary line),
+"not run". Writes sanitize.tsv, sanitize.json (with the last lines of every row that is not
+clean) and each case's whole output (logs/<tool>-<n>.log) to --out. Exit 0 when every row is clean, 1
+otherwise, 2 for bad usage, 4 when the sanitizer or the test binary cannot be run.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 4
+TOOLS = ("memcheck", "racecheck", "synccheck")
+SKIPPED = 77
+TIMED_OUT = 124
+
+# "========= ERROR SUMMARY: 3 errors" (memcheck, synccheck) and
+# "========= RACECHECK SUMMARY: 2 hazards displayed (1 error, 1 warning)" (racecheck).
+ERROR_SUMMARY = re.compile(r"ERROR SUMMARY: (\d+) errors?")
+RACE_SUMMARY = re.compile(r"RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
+
+
+# The first line of each report: "========= Invalid __global__ read of size 4 bytes", ...
+FINDING = re.compile(r"^=+ (Invalid|Race|Barrier|Program hit|Leaked|Uninitialized|Error:)")
+
+
+def tool_errors(text):
+    """The error count a sanitizer printed, or None when it printed no summary (a crash)."""
+    race = RACE_SUMMARY.findall(text)
+    if race:
+        return sum(int(errors) for _, errors, _ in race)
+    found = ERROR_SUMMARY.findall(text)
+    return sum(int(n) for n in found) if found else None
+
+
+def classify(returncode, errors):
+    if returncode == TIMED_OUT:
+        return "timeout"
+    if errors is None:
+        return "crashed"
+    if errors > 0:
+        return "errors"
+    if returncode not in (0, SKIPPED):
+        return "failed"
+    return "clean"
+
+
+def catch_name(name):
+    """A case name as a Catch2 positional argument: commas escaped, each exactly once."""
+    return name.replace("\\,", ",").replace(",", "\\,")
+
+
+def read_cases(path):
+    with open(path, encoding="utf-8") as f:
+        names = [line.rstrip("\n") for line in f]
+    return [n.replace("\\,", ",") for n in names if n.strip() and not n.startswith("#")]
+
+
+def list_cases(binary):
+    """Every case the Catch2 binary lists (Catch2 3, then Catch2 2 spelling)."""
+    for argv in ([binary, "--list-tests", "--verbosity", "quiet"],
+                 [binary, "--list-test-names-only"]):
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise RuntimeError(f"cannot list the cases of {binary}: {e}") from e
+        names = [line.strip() for line in out.stdout.splitlines() if line.strip()]
+        if out.returncode == 0 and names:
+            return names
+    raise RuntimeError(f"{binary} listed no test case")
+
+
+def sanitizer_argv(sanitizer, tool):
+    argv = [sanitizer, "--tool", tool, "--target-processes", "all", "--print-limit", "20",
+            "--report-api-errors", "no"]
+    if tool == "memcheck":
+        argv += ["--leak-check", "full"]
+    return argv
+
+
+def run_case(args, tool, name, env, log_path):
+    argv = sanitizer_argv(args.sanitizer, tool) + [args.binary, catch_name(name)]
+    started = time.monotonic()
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env,
+                             timeout=args.case_timeout)
+        code, text = out.returncode, out.stdout + out.stderr
+    except subprocess.TimeoutExpired as e:
+        code = TIMED_OUT
+        text = (e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(errors="replace")
+    errors = tool_errors(text)
+    with open(log_path, "w", encoding="utf-8") as f:
+        f.write(text)
+    findings = sorted({line.strip() for line in text.splitlines() if FINDING.match(line)})
+    result = classify(code, errors)
+    return {"tool": tool, "case": name, "result": result, "exit": code,
+            "errors": errors, "seconds": round(time.monotonic() - started, 1),
+            "findings": findings[:5], "log": os.path.basename(log_path),
+            "tail": [] if result == "clean" else text.splitlines()[-12:]}
+
+
+def not_run(tool, name):
+    return {"tool": tool, "case": name, "result": "not run", "exit": None, "errors": None,
+            "seconds": 0.0, "findings": [], "log": None, "tail": []}
+
+
+def run_all(args, cases):
+    env = dict(os.environ, MGBENCH_GPU_TEST_TIME_SCALE=str(args.scale), NCCL_NVLS_ENABLE="0")
+    deadline = time.monotonic() + args.budget if args.budget else None
+    rows = []
+    os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
+    for tool in args.tools:
+        for i, name in enumerate(cases):
+            if deadline is not None and time.monotonic() > deadline:
+                rows.append(not_run(tool, name))
+                continue
+            log = os.path.join(args.out, "logs", f"{tool}-{i + 1:03d}.log")
+            row = run_case(args, tool, name, env, log)
+            print(format_row(row), flush=True)
+            rows.append(row)
+    return rows
+
+
+def format_row(row):
+    errors = "-" if row["errors"] is None else str(row["errors"])
+    return f"{row['tool']:<9} {row['result']:<8} {errors:>6} {row['seconds']:>7.1f} s  {row['case']}"
+
+
+def write_outputs(out_dir, rows):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "sanitize.json"), "w", encoding="utf-8") as f:
+        json.dump(rows, f, indent=1)
+    with open(os.path.join(out_dir, "sanitize.tsv"), "w", encoding="utf-8") as f:
+        f.write("tool\tresult\terrors\texit\tseconds\tcase\n")
+        for r in rows:
+            f.write(f"{r['tool']}\t{r['result']}\t{r['errors']}\t{r['exit']}\t{r['seconds']}\t{r['case']}\n")
+
+
+def summary(rows):
+    lines = []
+    for tool in dict.fromkeys(r["tool"] for r in rows):
+        mine = [r for r in rows if r["tool"] == tool]
+        counts = {}
+        for r in mine:
+            counts[r["result"]] = counts.get(r["result"], 0) + 1
+        errors = sum(r["errors"] or 0 for r in mine)
+        parts = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+        lines.append(f"{tool}: {len(mine)} cases ({parts}); {errors} errors reported")
+    return lines
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="gpu_sanitize.sh", description=__doc__.split("\n")[0])
+    p.add_argument("binary", help="the GPU test binary (build/ci/bin/mgbench_gpu_tests)")
+    p.add_argument("--tools", default=",".join(TOOLS))
+    p.add_argument("--cases", help="file with one case name per line (default: every case)")
+    p.add_argument("--scale", type=float, default=30.0)
+    p.add_argument("--case-timeout", type=float, default=900.0)
+    p.add_argument("--budget", type=float, default=0.0, help="seconds; 0: no limit")
+    p.add_argument("--out", default="sanitize-out")
+    p.add_argument("--sanitizer", default=None)
+    args = p.parse_args(argv)
+    args.tools = [t for t in args.tools.split(",") if t]
+    bad = [t for t in args.tools if t not in TOOLS]
+    if bad or not args.tools:
+        p.error(f"--tools takes {', '.join(TOOLS)}, not '{','.join(bad) or args.tools}'")
+    if not 1 <= args.scale <= 1000:
+        p.error("--scale must be in [1, 1000]")
+    if args.case_timeout <= 0 or args.budget < 0:
+        p.error("--case-timeout must be > 0 and --budget >= 0")
+    return args
+
+
+def find_sanitizer(given):
+    for candidate in (given, shutil.which("compute-sanitizer"),
+                      "/usr/local/cuda/bin/compute-sanitizer"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def main(argv):
+    args = parse_args(argv)
+    args.sanitizer = find_sanitizer(args.sanitizer)
+    if args.sanitizer is None:
+        print("gpu_sanitize: compute-sanitizer not found (CUDA toolkit's bin/)", file=sys.stderr)
+        return EXIT_ENV
+    if not os.access(args.binary, os.X_OK):
+        print(f"gpu_sanitize: {args.binary} is not an executable test binary", file=sys.stderr)
+        return EXIT_ENV
+    try:
+        cases = read_cases(args.cases) if args.cases else list_cases(args.binary)
+    except (OSError, RuntimeError) as e:
+        print(f"gpu_sanitize: {e}", file=sys.stderr)
+        return EXIT_USAGE if args.cases else EXIT_ENV
+    rows = run_all(args, cases)
+    write_outputs(args.out, rows)
+    for line in summary(rows):
+        print(line)
+    return EXIT_OK if all(r["result"] == "clean" for r in rows) else EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,139 @@
+"""Unit tests of scripts/gpu_sanitize.py: reading the sanitizers' summaries, judging each case,
+passing case names to Catch2, and one end-to-end run against a stand-in sanitizer (no GPU)."""
+import contextlib
+import io
+import json
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import gpu_sanitize  # noqa: E402
+
+
+class Summaries(unittest.TestCase):
+    def test_memcheck_and_synccheck_summaries_are_counted(self):
+        self.assertEqual(gpu_sanitize.tool_errors("========= ERROR SUMMARY: 0 errors\n"), 0)
+        self.assertEqual(gpu_sanitize.tool_errors("x\n========= ERROR SUMMARY: 1 error\n"), 1)
+        # --target-processes all: one summary per process, all of them count.
+        two = "========= ERROR SUMMARY: 2 errors\n========= ERROR SUMMARY: 3 errors\n"
+        self.assertEqual(gpu_sanitize.tool_errors(two), 5)
+
+    def test_racecheck_counts_errors_not_warnings(self):
+        text = "========= RACECHECK SUMMARY: 3 hazards displayed (1 error, 2 warnings)\n"
+        self.assertEqual(gpu_sanitize.tool_errors(text), 1)
+        clean = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n"
+        self.assertEqual(gpu_sanitize.tool_errors(clean), 0)
+
+    def test_no_summary_is_unknown_not_zero(self):
+        self.assertIsNone(gpu_sanitize.tool_errors("Segmentation fault\n"))
+
+
+class Classify(unittest.TestCase):
+    def test_each_outcome(self):
+        self.assertEqual(gpu_sanitize.classify(0, 0), "clean")
+        self.assertEqual(gpu_sanitize.classify(77, 0), "clean")  # a skipped case is not an error
+        self.assertEqual(gpu_sanitize.classify(0, 2), "errors")
+        self.assertEqual(gpu_sanitize.classify(1, 0), "failed")
+        self.assertEqual(gpu_sanitize.classify(134, None), "crashed")
+        self.assertEqual(gpu_sanitize.classify(124, None), "timeout")
+        self.assertEqual(gpu_sanitize.classify(124, 0), "timeout")
+
+
+class CaseNames(unittest.TestCase):
+    def test_commas_are_escaped_once(self):
+        self.assertEqual(gpu_sanitize.catch_name("a, b and c"), "a\\, b and c")
+        self.assertEqual(gpu_sanitize.catch_name("a\\, b"), "a\\, b")
+
+    def test_case_file_skips_blank_and_comment_lines_and_unescapes(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+            f.write("# long cases\none\\, two\n\nthree\n")
+        try:
+            self.assertEqual(gpu_sanitize.read_cases(f.name), ["one, two", "three"])
+        finally:
+            os.unlink(f.name)
+
+
+FAKE_SANITIZER = textwrap.dedent("""\
+    #!/bin/sh
+    # Stand-in for compute-sanitizer: the last argument is the case; records the time scale.
+    for last; do :; done
+    echo "$MGBENCH_GPU_TEST_TIME_SCALE $NCCL_NVLS_ENABLE" > "$(dirname "$0")/env.txt"
+    case "$last" in
+      *leaky*) echo "========= Invalid __global__ read of size 4 bytes"
+               echo "========= ERROR SUMMARY: 1 error"; exit 0 ;;
+      *slow*) sleep 5 ;;
+      *failing*) echo "========= ERROR SUMMARY: 0 errors"; exit 1 ;;
+      *crash*) exit 134 ;;
+      *) echo "========= ERROR SUMMARY: 0 errors"; exit 0 ;;
+    esac
+    """)
+
+
+def executable(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
+
+
+class EndToEnd(unittest.TestCase):
+    def run_script(self, cases, extra=()):
+        tmp = self.tmp = tempfile.mkdtemp(prefix="gpu-sanitize-test-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        executable(os.path.join(tmp, "sanitizer"), FAKE_SANITIZER)
+        executable(os.path.join(tmp, "tests"), "#!/bin/sh\nexit 0\n")
+        with open(os.path.join(tmp, "cases.txt"), "w", encoding="utf-8") as f:
+            f.write("\n".join(cases) + "\n")
+        argv = ["--sanitizer", os.path.join(tmp, "sanitizer"), "--cases",
+                os.path.join(tmp, "cases.txt"), "--out", os.path.join(tmp, "out"),
+                "--scale", "25", "--case-timeout", "1", *extra, os.path.join(tmp, "tests")]
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            code = gpu_sanitize.main(argv)
+        with open(os.path.join(tmp, "out", "sanitize.json"), encoding="utf-8") as f:
+            rows = json.load(f)
+        with open(os.path.join(tmp, "env.txt"), encoding="utf-8") as f:
+            env = f.read().split()
+        return code, rows, printed.getvalue(), env
+
+    def test_clean_cases_exit_0_with_the_scale_and_nvls_off(self):
+        code, rows, printed, env = self.run_script(["a, b", "c"], ["--tools", "memcheck,racecheck"])
+        self.assertEqual(code, 0)
+        self.assertEqual([(r["tool"], r["result"]) for r in rows],
+                         [("memcheck", "clean"), ("memcheck", "clean"),
+                          ("racecheck", "clean"), ("racecheck", "clean")])
+        self.assertEqual(env, ["25.0", "0"])
+        self.assertIn("memcheck: 2 cases (2 clean); 0 errors reported", printed)
+
+    def test_every_bad_outcome_is_its_own_row_and_exit_1(self):
+        code, rows, printed, _ = self.run_script(["leaky", "slow", "failing", "crash", "fine"],
+                                                 ["--tools", "synccheck"])
+        self.assertEqual(code, 1)
+        self.assertEqual([r["result"] for r in rows],
+                         ["errors", "timeout", "failed", "crashed", "clean"])
+        self.assertEqual(rows[0]["findings"], ["========= Invalid __global__ read of size 4 bytes"])
+        self.assertEqual(rows[2]["tail"], ["========= ERROR SUMMARY: 0 errors"])
+        self.assertEqual(rows[4]["tail"], [])
+        with open(os.path.join(self.tmp, "out", "logs", rows[0]["log"]), encoding="utf-8") as f:
+            self.assertIn("ERROR SUMMARY: 1 error", f.read())
+        self.assertIn("1 errors reported", printed)
+
+    def test_budget_leaves_the_rest_not_run(self):
+        code, rows, _, _ = self.run_script(["slow", "fine"], ["--tools", "memcheck", "--budget", "0.5"])
+        self.assertEqual(code, 1)
+        self.assertEqual([r["result"] for r in rows], ["timeout", "not run"])
+
+    def test_bad_tool_is_usage(self):
+        with contextlib.redirect_stderr(io.StringIO()):
+            with self.assertRaises(SystemExit) as e:
+                gpu_sanitize.main(["--tools", "memchek", "bin"])
+        self.assertEqual(e.exception.code, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
