@@ -20,30 +20,27 @@
 //   bytes moved per GPU = bytes (h2d, d2h) or 2 x bytes (bidir);
 //   GB/s per GPU = bytes moved / t / 1e9;  aggregate = GPUs x per GPU.
 //   link_GBps = PCIe generation x width from NVML (max link of the slot), per direction x 2
-//   for bidir (see datapath_math.hpp for the lane rates).
+//   for bidir (lane rates: mgbench::pcie_lane_GBps, model/point_quality.hpp); absent over
+//   NVLink-C2C.
 // Summary: one row per point with the ratios to alone, to the link and to local memory, and a
 // verdict naming the bottleneck (link, contention, NUMA; thresholds in datapath_math.hpp).
-// Verification on every point: sources hold a hashed word pattern, destinations are poisoned
-// in setup, and after sampling every destination word is compared with the pattern (device
+// Verification on every point: sources hold a hashed word pattern (each device source set its
+// own), destinations are poisoned in setup; after sampling the host destination is checked as
+// the last timed copy left it, then every set is copied once more and checked (device
 // destinations by a kernel, host destinations on the host); any mismatch makes it `wrong`.
+// Timing: default device; host and graph allowed, graph with pinned memory only (plan-time
+// refusal otherwise). Cache: default cold: the device side of a copy rotates through sets
+// larger than twice L2 (one set at the default sizes); the host side is one buffer.
+// GB/s per GPU above the host link (PCIe gen x width from NVML, x2 for bidir) is flagged
+// impossible; over NVLink-C2C or without NVML there is no check.
 // Profiles: quick = h2d and d2h, pinned, local, 256 MiB; standard = every direction, both
 // memories, both placements, 1 GiB; full adds 64 MiB.
 #include <cuda_runtime_api.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <condition_variable>
-#include <mutex>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -51,229 +48,17 @@
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/h2d_host.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/kernels/datapath.hpp"
-#include "mgbench/kernels/gate.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/platform/fingerprint.hpp"
-#include "mgbench/platform/nvml.hpp"
 
 namespace mgbench::bench {
 
 namespace {
-
-constexpr int kMpolBind = 2;           // MPOL_BIND (linux/mempolicy.h)
-constexpr unsigned kMpolMfStrict = 1;  // MPOL_MF_STRICT
-constexpr unsigned kMpolMfMove = 2;    // MPOL_MF_MOVE
-constexpr int kMaxNodes = 1024;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Host NUMA nodes with memory (sysfs); empty when the kernel does not say.
-std::vector<int> memory_nodes() {
-  std::string text = read_text("/sys/devices/system/node/has_memory");
-  if (text.empty()) text = read_text("/sys/devices/system/node/online");
-  try {
-    return datapath::parse_node_list(text);
-  } catch (const UsageError&) {
-    return {};
-  }
-}
-
-std::string bus_id_of(int device) {
-  char bus[32] = {};
-  MGBENCH_CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
-  return bus;
-}
-
-// The node the host buffers go to; throws WaivedError when the placement cannot be made.
-int target_node(const std::string& numa, int gpu_node) {
-  if (numa == "local") return gpu_node;  // -1: unknown, no binding
-  if (numa != "remote") throw UsageError("unknown h2d numa '" + numa + "': expected local or remote");
-  const std::vector<int> nodes = memory_nodes();
-  if (nodes.size() <= 1) {
-    throw WaivedError("one NUMA node with memory on this host: no remote placement to measure");
-  }
-  if (gpu_node < 0) throw WaivedError("the GPU's NUMA node is unknown (sysfs numa_node is -1)");
-  for (int n : nodes) {
-    if (n != gpu_node) return n;
-  }
-  throw WaivedError("no NUMA node with memory other than the GPU's");
-}
-
-// Anonymous host memory bound to one NUMA node (node < 0: not bound), optionally page-locked.
-class HostBuffer {
- public:
-  HostBuffer(std::size_t bytes, int node, bool pinned, bool must_bind) : bytes_(bytes) {
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-      throw OutOfMemoryError("libc", errno, "mmap", "mmap", "", -1,
-                             fmt::format("mmap of {} host bytes failed", bytes));
-    }
-    ptr_ = p;
-    if (node >= 0) bind(node, must_bind);
-    std::memset(ptr_, 0xff, bytes_);  // touch: pages land on the bound node
-    if (pinned) {
-      MGBENCH_CUDA_CHECK(cudaHostRegister(ptr_, bytes_, cudaHostRegisterDefault));
-      registered_ = true;
-    }
-  }
-  ~HostBuffer() {
-    if (registered_) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaHostUnregister(ptr_));
-    if (ptr_ != nullptr) munmap(ptr_, bytes_);
-  }
-  HostBuffer(const HostBuffer&) = delete;
-  HostBuffer& operator=(const HostBuffer&) = delete;
-
-  void* get() const { return ptr_; }
-  const std::string& binding() const { return binding_; }
-
- private:
-  void bind(int node, bool must_bind) {
-    std::vector<unsigned long> mask(kMaxNodes / (8 * sizeof(unsigned long)), 0);
-    if (node >= kMaxNodes) throw WaivedError(fmt::format("NUMA node {} out of range", node));
-    mask[static_cast<std::size_t>(node) / (8 * sizeof(unsigned long))] |=
-        1UL << (static_cast<unsigned>(node) % (8 * sizeof(unsigned long)));
-    const long rc = syscall(SYS_mbind, ptr_, bytes_, kMpolBind, mask.data(),
-                            static_cast<unsigned long>(kMaxNodes), kMpolMfStrict | kMpolMfMove);
-    if (rc == 0) {
-      binding_ = fmt::format("node {}", node);
-      return;
-    }
-    const std::string why = fmt::format("mbind to NUMA node {} failed: {}", node, std::strerror(errno));
-    if (must_bind) {
-      munmap(ptr_, bytes_);
-      ptr_ = nullptr;
-      throw WaivedError(why);
-    }
-    binding_ = why;
-  }
-
-  std::size_t bytes_;
-  void* ptr_ = nullptr;
-  bool registered_ = false;
-  std::string binding_ = "not bound (node unknown)";
-};
-
-// The PCIe link of the GPU from NVML (empty when NVML or the device is unavailable).
-NvmlPcieLink pcie_link(const std::string& bus_id) {
-  static std::once_flag once;
-  static std::shared_ptr<Nvml> nvml;
-  std::call_once(once, [] {
-    std::string error;
-    nvml = Nvml::load(Nvml::default_candidates(), &error);
-  });
-  if (!nvml) return {};
-  const NvmlDevice handle = nvml->device_by_pci_bus_id(bus_id);
-  if (!handle) return {};
-  return nvml->pcie_link(handle);
-}
-
-// The driver's pageable copies block the calling thread (they are staged through its own pinned
-// buffers), so they cannot be queued behind the executor's start gate. A mover thread issues
-// them instead: each enqueue() adds a host function that marks ticket k as reached and a gate
-// kernel that waits until ticket k is done; the thread sees the ticket, runs the driver's
-// pageable cudaMemcpyAsync on its own stream to completion and then releases the gate.
-class PageableMover {
- public:
-  PageableMover(int device, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
-                double timeout_s)
-      : device_(device), dst_(dst), src_(src), bytes_(bytes), kind_(kind),
-        timeout_ns_(static_cast<std::uint64_t>(timeout_s * 1e9)) {
-    MGBENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&flags_), 2 * sizeof(int),
-                                     cudaHostAllocMapped));
-    flags_[0] = flags_[1] = 0;
-    MGBENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev_flags_), flags_, 0));
-    MGBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
-    thread_ = std::thread([this] { loop(); });
-  }
-  ~PageableMover() {
-    // Host functions still queued would call into a destroyed mover: drain the streams first
-    // (the thread keeps serving tickets meanwhile).
-    for (cudaStream_t s : streams_) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamSynchronize(s));
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-    MGBENCH_CUDA_CHECK_NOEXCEPT(cudaStreamDestroy(copy_stream_));
-    MGBENCH_CUDA_CHECK_NOEXCEPT(cudaFreeHost(flags_));
-  }
-  PageableMover(const PageableMover&) = delete;
-  PageableMover& operator=(const PageableMover&) = delete;
-
-  void enqueue(cudaStream_t stream) {
-    const int ticket = ++issued_;
-    if (std::find(streams_.begin(), streams_.end(), stream) == streams_.end()) {
-      streams_.push_back(stream);
-    }
-    MGBENCH_CUDA_CHECK(cudaLaunchHostFunc(stream, &PageableMover::reached, this));
-    MGBENCH_CUDA_CHECK(kernels::launch_start_gate(dev_flags_, ticket, timeout_ns_,
-                                                  dev_flags_ + 1, stream));
-  }
-  // "" when every copy succeeded and no gate timed out.
-  std::string error() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (error_.empty() && __atomic_load_n(&flags_[1], __ATOMIC_ACQUIRE) != 0) {
-      return "a pageable copy did not finish within the group time-out";
-    }
-    return error_;
-  }
-
- private:
-  static void CUDART_CB reached(void* self) {
-    auto* mover = static_cast<PageableMover*>(self);
-    {
-      std::lock_guard<std::mutex> lock(mover->mutex_);
-      ++mover->reached_;
-    }
-    mover->cv_.notify_all();
-  }
-
-  void loop() {
-    (void)cudaSetDevice(device_);
-    int served = 0;
-    while (true) {
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        cv_.wait(lock, [&] { return stop_ || reached_ > served; });
-        if (reached_ <= served) return;  // stopping with nothing pending
-      }
-      cudaError_t err = cudaMemcpyAsync(dst_, src_, bytes_, kind_, copy_stream_);
-      if (err == cudaSuccess) err = cudaStreamSynchronize(copy_stream_);
-      if (err != cudaSuccess) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (error_.empty()) error_ = std::string("pageable copy: ") + cudaGetErrorString(err);
-      }
-      __atomic_store_n(&flags_[0], ++served, __ATOMIC_RELEASE);  // releases the gate kernel
-    }
-  }
-
-  int device_;
-  void* dst_;
-  const void* src_;
-  std::size_t bytes_;
-  cudaMemcpyKind kind_;
-  std::uint64_t timeout_ns_;
-  int* flags_ = nullptr;      // host-mapped: [0] last ticket done, [1] a gate timed out
-  int* dev_flags_ = nullptr;  // the same, as the device sees it
-  cudaStream_t copy_stream_ = nullptr;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int issued_ = 0, reached_ = 0;
-  bool stop_ = false;
-  std::string error_;
-  std::vector<cudaStream_t> streams_;  // where enqueue() queued host functions
-  std::thread thread_;
-};
 
 struct H2dParams {
   std::string direction, memory, numa;
@@ -293,6 +78,8 @@ H2dParams h2d_params(const Params& p) {
 }
 
 // One rank's buffers: "up" is host -> device (h2d, bidir), "down" device -> host (d2h, bidir).
+// The device side of each direction is a rotation of buffer sets (cache=cold: more than twice
+// the L2 in all; hot: one set); the host side is one buffer, which the GPU's L2 never holds.
 class H2dPoint final : public RankPoint {
  public:
   explicit H2dPoint(RankEnv& env) : env_(env), p_(h2d_params(*env.params)) {
@@ -300,28 +87,13 @@ class H2dPoint final : public RankPoint {
     bus_id_ = bus_id_of(env.device);
     gpu_node_ = gpu_numa_node(bus_id_);
     host_node_ = target_node(p_.numa, gpu_node_);
-    const bool pinned = p_.memory == "pinned";
-    const bool must_bind = p_.numa == "remote";
-    const std::size_t bytes = p_.words * 4;
-    const auto rank = static_cast<std::uint32_t>(env.rank);
-    if (p_.direction != "d2h") {
-      up_host_ = std::make_unique<HostBuffer>(bytes, host_node_, pinned, must_bind);
-      up_dev_ = DeviceBuffer(bytes);
-      // The host source: the pattern made on the device and copied over once.
-      MGBENCH_CUDA_CHECK(kernels::fill_pattern(up_dev_.as<std::uint32_t>(), p_.words,
-                                               kUpSeed + rank, env_.stream));
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_host_->get(), up_dev_.get(), bytes,
-                                         cudaMemcpyDeviceToHost, env_.stream));
-      MGBENCH_CUDA_CHECK(cudaMemsetAsync(up_dev_.get(), 0xff, bytes, env_.stream));
-    }
-    if (p_.direction != "h2d") {
-      down_host_ = std::make_unique<HostBuffer>(bytes, host_node_, pinned, must_bind);
-      down_dev_ = DeviceBuffer(bytes);
-      MGBENCH_CUDA_CHECK(kernels::fill_pattern(down_dev_.as<std::uint32_t>(), p_.words,
-                                               kDownSeed + rank, env_.stream));
-    }
+    const bool up = p_.direction != "d2h", down = p_.direction != "h2d";
+    stride_ = (p_.words * 4 + kSetAlign - 1) / kSetAlign * kSetAlign;
+    rotation_ = env.rotation(stride_ * ((up ? 1 : 0) + (down ? 1 : 0)));
+    if (up) make_up();
+    if (down) make_down();
     counter_ = DeviceBuffer(sizeof(unsigned long long));
-    if (!pinned) make_movers(env);
+    if (p_.memory != "pinned") make_movers(env);
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
@@ -334,39 +106,26 @@ class H2dPoint final : public RankPoint {
   H2dPoint& operator=(const H2dPoint&) = delete;
 
   void enqueue() override {
-    if (down_host_ && up_host_) {  // bidir: device -> host on the second stream
-      MGBENCH_CUDA_CHECK(cudaEventRecord(fork_, env_.stream));
-      MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.comm_stream, fork_, 0));
-      copy_down(env_.comm_stream);
-      MGBENCH_CUDA_CHECK(cudaEventRecord(join_, env_.comm_stream));
-    } else if (down_host_) {
-      copy_down(env_.stream);
-    }
-    if (up_host_) copy_up(env_.stream);
-    if (down_host_ && up_host_) MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.stream, join_, 0));
+    copy_set(next_set_);
+    last_set_ = next_set_;
+    next_set_ = (next_set_ + 1) % rotation_.sets;
   }
 
+  // The destinations as the timed copies left them (the host one holds the last set's), then,
+  // with several sets, every set copied once more and checked: device destinations by a
+  // kernel, each device source through the host buffer.
   Verification verify() override {
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.comm_stream));
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    const auto rank = static_cast<std::uint32_t>(env_.rank);
+    sync_streams();
     std::uint64_t wrong = 0, checked = 0;
-    if (up_host_) {
-      auto* counter = counter_.as<unsigned long long>();
-      MGBENCH_CUDA_CHECK(kernels::count_pattern_mismatch(up_dev_.as<std::uint32_t>(), p_.words,
-                                                         kUpSeed + rank, counter, env_.stream));
-      unsigned long long n = 0;
-      MGBENCH_CUDA_CHECK(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, env_.stream));
-      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-      wrong += n;
-      checked += p_.words;
-    }
-    if (down_host_) {
-      const auto* words = static_cast<const std::uint32_t*>(down_host_->get());
-      for (std::size_t i = 0; i < p_.words; ++i) {
-        wrong += words[i] != kernels::pattern_word(i, kDownSeed + rank) ? 1 : 0;
-      }
-      checked += p_.words;
+    if (down_host_) wrong += host_wrong(last_set_);
+    if (up_host_) wrong += device_wrong(last_set_);
+    checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
+    for (std::size_t set = 0; rotation_.sets > 1 && set < rotation_.sets; ++set) {
+      copy_set(set);
+      sync_streams();
+      if (down_host_) wrong += host_wrong(set);
+      if (up_host_) wrong += device_wrong(set);
+      checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
     }
     Verification v;
     v.details["checked"] = checked;
@@ -383,55 +142,133 @@ class H2dPoint final : public RankPoint {
 
   Json rank_details() override {
     // The slot's maximum link (a link trained below it is what the verdict should catch).
-    const NvmlPcieLink pcie = pcie_link(bus_id_);
-    const unsigned gen = pcie.gen_max.value_or(0), width = pcie.width_max.value_or(0);
-    const double link = datapath::pcie_link_gbps(gen, width) * (p_.direction == "bidir" ? 2.0 : 1.0);
+    const HardwareLimits hw = env_.hardware_limits();
+    const LinkLimit link = host_link_limit(hw);
     Json d{{"pci_bus_id", bus_id_},
            {"gpu_numa_node", gpu_node_},
            {"host_numa_node", host_node_},
            {"host_binding", up_host_ ? up_host_->binding() : down_host_->binding()},
-           {"pcie_gen", gen},
-           {"pcie_width", width},
-           {"pcie_gen_current", pcie.gen_current ? Json(*pcie.gen_current) : Json(nullptr)},
-           {"pcie_width_current", pcie.width_current ? Json(*pcie.width_current) : Json(nullptr)}};
-    if (link > 0) d["metrics"] = Json{{"link_GBps", link}};
+           {"pcie_gen", hw.pcie_gen},
+           {"pcie_width", hw.pcie_width},
+           {"host_over_c2c", hw.host_over_c2c},
+           {"peak_bytes", up_dev_.bytes() + down_dev_.bytes()},
+           {"rotation", rotation_json(rotation_)}};
+    if (link.GBps > 0) {
+      d["metrics"] = Json{{"link_GBps", link.GBps * (p_.direction == "bidir" ? 2.0 : 1.0)}};
+    }
     return d;
   }
 
  private:
   static constexpr std::uint32_t kUpSeed = 0x68326400u;
+  static constexpr std::uint32_t kDownSeed = 0x64326800u;
+  static constexpr std::size_t kSetAlign = 256;
 
+  std::uint32_t rank_seed(std::uint32_t base) const {
+    return base + static_cast<std::uint32_t>(env_.rank);
+  }
+  // Each device source set holds its own pattern, so a copy from the wrong set is caught.
+  std::uint32_t down_seed(std::size_t set) const {
+    return rank_seed(kDownSeed) + static_cast<std::uint32_t>(set) * 0x10000u;
+  }
+  char* up_dev(std::size_t set) const { return up_dev_.as<char>() + set * stride_; }
+  char* down_dev(std::size_t set) const { return down_dev_.as<char>() + set * stride_; }
+
+  // The host source: the pattern made on the device and copied over once; the device sets
+  // poisoned.
+  void make_up() {
+    const std::size_t bytes = p_.words * 4;
+    up_host_ = std::make_unique<HostBuffer>(bytes, host_node_, p_.memory == "pinned",
+                                            p_.numa == "remote");
+    up_dev_ = DeviceBuffer(stride_ * rotation_.sets);
+    MGBENCH_CUDA_CHECK(kernels::fill_pattern(up_dev_.as<std::uint32_t>(), p_.words,
+                                             rank_seed(kUpSeed), env_.stream));
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_host_->get(), up_dev_.get(), bytes,
+                                       cudaMemcpyDeviceToHost, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaMemsetAsync(up_dev_.get(), 0xff, up_dev_.bytes(), env_.stream));
+  }
+  void make_down() {
+    down_host_ = std::make_unique<HostBuffer>(p_.words * 4, host_node_, p_.memory == "pinned",
+                                              p_.numa == "remote");
+    down_dev_ = DeviceBuffer(stride_ * rotation_.sets);
+    for (std::size_t set = 0; set < rotation_.sets; ++set) {
+      MGBENCH_CUDA_CHECK(kernels::fill_pattern(reinterpret_cast<std::uint32_t*>(down_dev(set)),
+                                               p_.words, down_seed(set), env_.stream));
+    }
+  }
   void make_movers(const RankEnv& env) {
     // A gate that is never released gives up well before the group time-out.
     const double timeout_s =
         std::min(env.settings != nullptr ? env.settings->group_timeout_s : 600.0, 120.0);
     const std::size_t bytes = p_.words * 4;
     if (up_host_) {
-      up_mover_ = std::make_unique<PageableMover>(env.device, up_dev_.get(), up_host_->get(),
-                                                  bytes, cudaMemcpyHostToDevice, timeout_s);
+      up_mover_ = std::make_unique<PageableMover>(env.device, bytes, cudaMemcpyHostToDevice,
+                                                  timeout_s);
     }
     if (down_host_) {
-      down_mover_ = std::make_unique<PageableMover>(env.device, down_host_->get(),
-                                                    down_dev_.get(), bytes,
-                                                    cudaMemcpyDeviceToHost, timeout_s);
+      down_mover_ = std::make_unique<PageableMover>(env.device, bytes, cudaMemcpyDeviceToHost,
+                                                    timeout_s);
     }
   }
-  void copy_up(cudaStream_t stream) {
-    if (up_mover_) return up_mover_->enqueue(stream);
-    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_dev_.get(), up_host_->get(), p_.words * 4,
+
+  // One op on buffer set `set`: bidir runs device -> host on the second stream.
+  void copy_set(std::size_t set) {
+    if (down_host_ && up_host_) {
+      MGBENCH_CUDA_CHECK(cudaEventRecord(fork_, env_.stream));
+      MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.comm_stream, fork_, 0));
+      copy_down(env_.comm_stream, set);
+      MGBENCH_CUDA_CHECK(cudaEventRecord(join_, env_.comm_stream));
+    } else if (down_host_) {
+      copy_down(env_.stream, set);
+    }
+    if (up_host_) copy_up(env_.stream, set);
+    if (down_host_ && up_host_) MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(env_.stream, join_, 0));
+  }
+  void copy_up(cudaStream_t stream, std::size_t set) {
+    if (up_mover_) return up_mover_->enqueue(stream, up_dev(set), up_host_->get());
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(up_dev(set), up_host_->get(), p_.words * 4,
                                        cudaMemcpyHostToDevice, stream));
   }
-  void copy_down(cudaStream_t stream) {
-    if (down_mover_) return down_mover_->enqueue(stream);
-    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(down_host_->get(), down_dev_.get(), p_.words * 4,
+  void copy_down(cudaStream_t stream, std::size_t set) {
+    if (down_mover_) return down_mover_->enqueue(stream, down_host_->get(), down_dev(set));
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(down_host_->get(), down_dev(set), p_.words * 4,
                                        cudaMemcpyDeviceToHost, stream));
   }
-  static constexpr std::uint32_t kDownSeed = 0x64326800u;
+
+  void sync_streams() {
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.comm_stream));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+  }
+  // Words of the host destination that differ from device source set `set`'s pattern.
+  std::uint64_t host_wrong(std::size_t set) const {
+    const auto* words = static_cast<const std::uint32_t*>(down_host_->get());
+    const std::uint32_t seed = down_seed(set);
+    std::uint64_t wrong = 0;
+    for (std::size_t i = 0; i < p_.words; ++i) {
+      wrong += words[i] != kernels::pattern_word(i, seed) ? 1 : 0;
+    }
+    return wrong;
+  }
+  // Words of device destination set `set` that differ from the host source's pattern.
+  std::uint64_t device_wrong(std::size_t set) {
+    auto* counter = counter_.as<unsigned long long>();
+    MGBENCH_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), env_.stream));
+    auto* words = reinterpret_cast<std::uint32_t*>(up_dev(set));
+    MGBENCH_CUDA_CHECK(kernels::count_pattern_mismatch(words, p_.words, rank_seed(kUpSeed),
+                                                       counter, env_.stream));
+    unsigned long long n = 0;
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    return n;
+  }
 
   RankEnv env_;
   H2dParams p_;
   std::string bus_id_;
   int gpu_node_ = -1, host_node_ = -1;
+  std::size_t stride_ = 0;  // bytes between the device sets of the rotation
+  Rotation rotation_;
+  std::size_t next_set_ = 0, last_set_ = 0;
   std::unique_ptr<HostBuffer> up_host_, down_host_;
   DeviceBuffer up_dev_, down_dev_, counter_;
   std::unique_ptr<PageableMover> up_mover_, down_mover_;  // pageable memory only
@@ -439,6 +276,21 @@ class H2dPoint final : public RankPoint {
 };
 
 }  // namespace
+
+// Default timing device: the start gate starts every GPU's copy together, which the "all GPUs
+// at once" figure needs, and at the default 1 GiB (about 20 ms over PCIe gen5) a launch costs
+// nothing anyway; host and graph (pinned only) time what a loader that launches or captures
+// its copies waits for. Default cache cold: the host side is never in the GPU's L2, but the
+// device side of a copy smaller than L2 can be, so small copies rotate their device buffers
+// (at the default sizes a single set already exceeds twice the L2: no extra memory).
+// GB/s above the host link (PCIe gen x width) is flagged impossible.
+RunnerOptions h2d_runner_options() {
+  RunnerOptions options;
+  options.default_timing = TimingMethod::device;
+  options.default_cache = CacheMode::cold;
+  options.limits = {LimitCheck{"GBps_per_gpu", LimitKind::host_link, "", "direction"}};
+  return options;
+}
 
 }  // namespace mgbench::bench
 
@@ -460,6 +312,7 @@ mgbench::Presentation h2d_presentation() {
                  .column(ColumnSpec::param("memory"))
                  .column(ColumnSpec::param("numa", "host memory"))
                  .column(ColumnSpec::param("bytes", "size").format(ValueFormat::bytes))
+                 .column(ColumnSpec::params())
                  .column(ColumnSpec::metric("GBps_per_gpu", "GB/s/GPU").format(ValueFormat::fixed, 2))
                  .column(ColumnSpec::metric("GBps_aggregate", "GB/s total")
                              .format(ValueFormat::fixed, 2))
@@ -474,6 +327,7 @@ mgbench::Presentation h2d_presentation() {
                    .column("direction", "direction")
                    .column("memory", "memory")
                    .column("numa", "host memory")
+                   .column("measured", "timing, cache")
                    .column("bytes", "size", ValueFormat::bytes)
                    .column("GBps_per_gpu", "GB/s/GPU", ValueFormat::fixed, 2)
                    .column("shared_ratio", "shared", ValueFormat::fixed, 2)
@@ -490,7 +344,8 @@ MGBENCH_REGISTER_WORKLOAD(
         .formulas("Bytes moved per GPU = bytes (h2d, d2h) or 2 x bytes (bidir). GB/s per GPU = "
                   "bytes moved / t / 1e9 (t = slowest rank's median time per copy); aggregate "
                   "= GPUs x per GPU; link_GBps = PCIe gen x width rate (x2 for bidir).")
-        .requirements("numa=remote needs a second NUMA node with memory (else waived)")
+        .requirements("numa=remote needs a second NUMA node with memory (else waived); "
+                      "timing=graph needs memory=pinned")
         .axis(mgbench::Axis::text("direction", {"h2d", "d2h", "bidir"})
                   .quick({"h2d", "d2h"})
                   .allowed({"h2d", "d2h", "bidir"})
@@ -507,6 +362,9 @@ MGBENCH_REGISTER_WORKLOAD(
                   .quick({"268435456"})
                   .full({"67108864", "1073741824"})
                   .describe("bytes per copy"))
+        .axis(mgbench::timing_axis("device"))
+        .axis(mgbench::cache_axis("cold"))
+        .expand(mgbench::bench::datapath::h2d_expand)
         .summarize(mgbench::bench::datapath::h2d_summary)
         .throughput("GBps_aggregate", "GB/s")
         .present(h2d_presentation())
@@ -515,4 +373,4 @@ MGBENCH_REGISTER_WORKLOAD(
             [](mgbench::bench::RankEnv& env) -> std::unique_ptr<mgbench::bench::RankPoint> {
               return std::make_unique<mgbench::bench::H2dPoint>(env);
             },
-            mgbench::bench::datapath::h2d_metrics)));
+            mgbench::bench::datapath::h2d_metrics, mgbench::bench::h2d_runner_options())));

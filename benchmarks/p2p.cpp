@@ -18,13 +18,21 @@
 // Metrics add the matrix's min, median and max GB/s and its median latency; the run summary
 // lists the pair matrix of the largest group.
 // Waived: one GPU in the group (no pair), or a pair without peer access (the reason names it).
-// Verification on every point: every source holds a hashed word pattern of its rank, every
-// inbox is poisoned in setup, and after the matrix each inbox is compared word by word with
-// its sender's pattern, and each chase must end on the slot the host computes.
+// Verification on every point: every source set holds a hashed word pattern of its rank and
+// set, every inbox set is poisoned in setup; after the matrix (and, with several sets, one
+// more copy of every set to every rank) each inbox set is compared word by word with its
+// sender's pattern, and each chase must end on the slot the host computes.
+// Timing: default device (every pair starts together behind the gate); host and graph allowed.
+// Cache: default cold: sources and inboxes rotate through sets larger than twice L2, the same
+// set count on every rank (one set at the default sizes).
+// GB/s per pair and of the matrix above the GPU-to-GPU link (NVLink links up x the per-link
+// rate of the generation, else PCIe gen x width; x2 for bidir) are flagged impossible; ranks
+// sharing a GPU, or unknown links, are not checked.
 // Profiles: quick = both engines, uni, 64 MiB; standard = both engines, both directions,
 // 256 MiB; full adds 1 GiB.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -53,6 +61,7 @@ constexpr std::uint32_t kChaseSteps = 2000;
 constexpr int kCopyLatencyOps = 20;
 constexpr int kMatrixSamples = 5;
 constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3;
+constexpr std::size_t kWordsAlign = 64;  // sets start 256-byte aligned
 
 void* encode(std::uint64_t value) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(value)); }
 std::uint64_t decode(void* value) {
@@ -109,6 +118,7 @@ class P2pPoint final : public RankPoint {
     for (void* slot : env_.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
       devices_.push_back(static_cast<int>(decode(slot)));
     }
+    plan_rotation_with_peers();
     std::string waive;
     std::exception_ptr error;
     std::uint64_t code = kSetupOk;
@@ -138,24 +148,35 @@ class P2pPoint final : public RankPoint {
 
   void enqueue() override {
     for (const auto& [from, to] : datapath::p2p_pairs(env_.nranks, p_.direction)) {
-      if (from == env_.rank) send(to);
+      if (from == env_.rank) send(to, next_set_);
     }
+    advance();
   }
 
   Verification verify() override;
   Json rank_details() override;
 
  private:
+  void plan_rotation_with_peers();
   void allocate();
   void exchange();
-  void send(int to);
+  void send(int to, std::size_t set);
   void send_word(int to);
+  void fill_every_set();
+  void advance() { next_set_ = (next_set_ + 1) % rotation_.sets; }
+  std::uint32_t seed(int rank, std::size_t set) const {
+    return kSeed + static_cast<std::uint32_t>(rank) + static_cast<std::uint32_t>(set) * 0x10000u;
+  }
+  std::uint32_t* src(std::size_t set) const { return src_.as<std::uint32_t>() + set * stride_; }
   void measure_matrix();
   std::uint64_t count_wrong_inboxes();
 
   RankEnv env_;
   P2pParams p_;
   std::vector<int> devices_;
+  std::size_t stride_ = 0;  // words between the sets of the rotation
+  Rotation rotation_;       // the same number of sets on every rank
+  std::size_t next_set_ = 0;
   DeviceBuffer src_, chain_, end_, counter_;
   std::vector<DeviceBuffer> inbox_;      // indexed by sender (own slot empty)
   std::vector<void*> inbox_ptrs_;        // the same pointers, published to the peers
@@ -166,13 +187,32 @@ class P2pPoint final : public RankPoint {
   std::uint64_t chase_wrong_ = 0;
 };
 
+// cache=cold: every op uses the next of a rotation of sets (this rank's source and its inbox
+// from every other rank), more than twice L2 in all. A sender writes set k of the receiver's
+// inbox, so every rank takes the smallest set count any rank can hold (collective).
+void P2pPoint::plan_rotation_with_peers() {
+  (void)cudaSetDevice(env_.device);  // the free memory the rotation may take is this GPU's
+  stride_ = (p_.words + kWordsAlign - 1) / kWordsAlign * kWordsAlign;
+  const std::size_t set_bytes = stride_ * 4 * static_cast<std::size_t>(env_.nranks);
+  rotation_ = env_.rotation(set_bytes);
+  std::size_t agreed = rotation_.sets;
+  for (void* sets : env_.all_gather_ptr(encode(rotation_.sets))) {
+    agreed = std::min<std::size_t>(agreed, decode(sets));
+  }
+  if (agreed < rotation_.sets) {
+    rotation_ = env_.rotation(set_bytes, agreed);
+    rotation_.limited_by = "a peer's memory";
+  }
+}
+
 void P2pPoint::allocate() {
   MGBENCH_CUDA_CHECK(cudaSetDevice(env_.device));
-  const std::size_t bytes = p_.words * 4;
+  const std::size_t bytes = stride_ * 4 * rotation_.sets;
   src_ = DeviceBuffer(bytes);
-  MGBENCH_CUDA_CHECK(kernels::fill_pattern(src_.as<std::uint32_t>(), p_.words,
-                                           kSeed + static_cast<std::uint32_t>(env_.rank),
-                                           env_.stream));
+  for (std::size_t set = 0; set < rotation_.sets; ++set) {
+    MGBENCH_CUDA_CHECK(kernels::fill_pattern(src(set), p_.words, seed(env_.rank, set),
+                                             env_.stream));
+  }
   inbox_.resize(static_cast<std::size_t>(env_.nranks));
   inbox_ptrs_.assign(static_cast<std::size_t>(env_.nranks), nullptr);
   for (int s = 0; s < env_.nranks; ++s) {
@@ -205,13 +245,13 @@ void P2pPoint::exchange() {
   env_.barrier();  // nobody changes its table before every rank has read it
 }
 
-void P2pPoint::send(int to) {
+void P2pPoint::send(int to, std::size_t set) {
+  auto* inbox = static_cast<std::uint32_t*>(remote_inbox_[to]) + set * stride_;
   if (p_.sm) {
-    MGBENCH_CUDA_CHECK(kernels::copy_words(static_cast<std::uint32_t*>(remote_inbox_[to]),
-                                           src_.as<std::uint32_t>(), p_.words, env_.stream));
+    MGBENCH_CUDA_CHECK(kernels::copy_words(inbox, src(set), p_.words, env_.stream));
   } else {
-    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(remote_inbox_[to], devices_[to], src_.get(),
-                                           env_.device, p_.words * 4, env_.stream));
+    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(inbox, devices_[to], src(set), env_.device,
+                                           p_.words * 4, env_.stream));
   }
 }
 
@@ -246,8 +286,9 @@ void P2pPoint::measure_matrix() {
       }
       const int me = env_.rank;
       auto copy = [&] {
-        if (me == i) send(j);
-        if (bidir && me == j) send(i);
+        if (me == i) send(j, next_set_);
+        if (bidir && me == j) send(i, next_set_);
+        advance();
       };
       auto probe = [&] {
         if (me == i) send_word(j);
@@ -266,18 +307,33 @@ void P2pPoint::measure_matrix() {
   }
 }
 
+// With several sets the timed ops and the matrix need not have written each one: every rank
+// sends every set to every other rank once more (collective).
+void P2pPoint::fill_every_set() {
+  for (std::size_t set = 0; rotation_.sets > 1 && set < rotation_.sets; ++set) {
+    for (int to = 0; to < env_.nranks; ++to) {
+      if (to != env_.rank) send(to, set);
+    }
+  }
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+}
+
 std::uint64_t P2pPoint::count_wrong_inboxes() {
   std::uint64_t wrong = 0;
   auto* counter = counter_.as<unsigned long long>();
   for (int s = 0; s < env_.nranks; ++s) {
     if (s == env_.rank) continue;
-    MGBENCH_CUDA_CHECK(kernels::count_pattern_mismatch(inbox_[s].as<std::uint32_t>(), p_.words,
-                                                       kSeed + static_cast<std::uint32_t>(s),
-                                                       counter, env_.stream));
-    unsigned long long n = 0;
-    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, env_.stream));
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    wrong += n;
+    for (std::size_t set = 0; set < rotation_.sets; ++set) {
+      MGBENCH_CUDA_CHECK(cudaMemsetAsync(counter, 0, sizeof(unsigned long long), env_.stream));
+      MGBENCH_CUDA_CHECK(kernels::count_pattern_mismatch(
+          inbox_[s].as<std::uint32_t>() + set * stride_, p_.words, seed(s, set), counter,
+          env_.stream));
+      unsigned long long n = 0;
+      MGBENCH_CUDA_CHECK(
+          cudaMemcpyAsync(&n, counter, sizeof n, cudaMemcpyDeviceToHost, env_.stream));
+      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+      wrong += n;
+    }
   }
   return wrong;
 }
@@ -286,6 +342,7 @@ Verification P2pPoint::verify() {
   MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
   try {
     measure_matrix();
+    fill_every_set();
   } catch (const std::exception& e) {
     env_.fail_group(std::string("p2p matrix: ") + e.what());  // the others may wait for us
     throw;
@@ -294,7 +351,8 @@ Verification P2pPoint::verify() {
   Verification v;
   const std::uint64_t wrong = count_wrong_inboxes();
   v.details["checked"] = static_cast<std::uint64_t>(p_.words) *
-                         static_cast<std::uint64_t>(env_.nranks - 1);
+                         static_cast<std::uint64_t>(env_.nranks - 1) *
+                         static_cast<std::uint64_t>(rotation_.sets);
   v.details["wrong"] = wrong;
   v.details["chase_wrong"] = chase_wrong_;
   if (wrong != 0 || chase_wrong_ != 0) {
@@ -317,6 +375,7 @@ Json P2pPoint::rank_details() {
   }
   const std::size_t peak = src_.bytes() * static_cast<std::size_t>(env_.nranks) + chain_.bytes();
   return Json{{"peak_bytes", peak},
+              {"rotation", rotation_json(rotation_)},
               {"bw_matrix_GBps", bw_},
               {"latency_matrix_us", latency_},
               {"metrics", metrics}};
@@ -324,9 +383,21 @@ Json P2pPoint::rank_details() {
 
 }  // namespace
 
+// Default timing device: the start gate starts every pair's copy together, so pairs that share
+// a switch or link contend as they would in a collective; host and graph time what a program
+// that launches or captures its peer copies waits for. Default cache cold: a sender's source
+// and a receiver's inbox smaller than L2 could stay there between ops, so small copies rotate
+// through sets larger than twice L2 (one set at the default sizes). Per-pair and matrix GB/s
+// above the GPU-to-GPU link (NVLink links x rate, else PCIe; x2 for bidir) are flagged.
 RunnerOptions p2p_runner_options() {
   RunnerOptions options;
   options.needs_peer_access = true;
+  options.default_timing = TimingMethod::device;
+  options.default_cache = CacheMode::cold;
+  for (const char* metric :
+       {"GBps_per_pair", "matrix_min_GBps", "matrix_median_GBps", "matrix_max_GBps"}) {
+    options.limits.emplace_back(metric, LimitKind::peer_link, "", "direction");
+  }
   return options;
 }
 
@@ -354,6 +425,7 @@ mgbench::Presentation p2p_presentation() {
                  .column(ColumnSpec::param("engine"))
                  .column(ColumnSpec::param("direction"))
                  .column(ColumnSpec::param("bytes", "size").format(ValueFormat::bytes))
+                 .column(ColumnSpec::params())
                  .column(ColumnSpec::metric("GBps_per_pair", "GB/s/pair").format(ValueFormat::fixed, 1))
                  .column(ColumnSpec::metric("matrix_min_GBps", "min pair GB/s")
                              .format(ValueFormat::fixed, 1))
@@ -368,6 +440,7 @@ mgbench::Presentation p2p_presentation() {
                    .column("engine", "engine")
                    .column("direction", "direction")
                    .column("bytes", "size", ValueFormat::bytes)
+                   .column("measured", "timing, cache")
                    .column("src", "from GPU", ValueFormat::count)
                    .column("dst", "to GPU", ValueFormat::count)
                    .column("GBps", "GB/s", ValueFormat::fixed, 1)
@@ -396,6 +469,8 @@ MGBENCH_REGISTER_WORKLOAD(
                   .quick({"67108864"})
                   .full({"268435456", "1073741824"})
                   .describe("bytes per copy"))
+        .axis(mgbench::timing_axis("device"))
+        .axis(mgbench::cache_axis("cold"))
         .summarize(mgbench::bench::datapath::p2p_summary)
         .throughput("GBps_aggregate", "GB/s")
         .present(p2p_presentation())

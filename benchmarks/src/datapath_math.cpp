@@ -46,22 +46,6 @@ Json membw_metrics(const Params& params, int nranks, double seconds) {
                            "GBps_per_gpu");
 }
 
-double pcie_lane_gbps(unsigned gen) {
-  switch (gen) {
-    case 1: return 0.25;
-    case 2: return 0.5;
-    case 3: return 8.0 * 128.0 / 130.0 / 8.0;
-    case 4: return 16.0 * 128.0 / 130.0 / 8.0;
-    case 5: return 32.0 * 128.0 / 130.0 / 8.0;
-    case 6: return 64.0 * 242.0 / 256.0 / 8.0;
-    default: return 0.0;
-  }
-}
-
-double pcie_link_gbps(unsigned gen, unsigned width) {
-  return pcie_lane_gbps(gen) * static_cast<double>(width);
-}
-
 double h2d_bytes_moved(const std::string& direction, std::uint64_t bytes) {
   const auto b = static_cast<double>(bytes);
   if (direction == "h2d" || direction == "d2h") return b;
@@ -73,6 +57,20 @@ Json h2d_metrics(const Params& params, int nranks, double seconds) {
   const double bytes = h2d_bytes_moved(param_str(params, "direction"),
                                        static_cast<std::uint64_t>(param_int(params, "bytes")));
   return bandwidth_metrics(bytes, nranks, seconds, "GBps_per_gpu");
+}
+
+std::vector<Params> h2d_expand(const AxisValues& values) {
+  const auto chosen = [&values](const char* axis, const char* value) {
+    const auto it = values.find(axis);
+    return it != values.end() &&
+           std::find(it->second.begin(), it->second.end(), Json(value)) != it->second.end();
+  };
+  if (chosen("memory", "pageable") && chosen("timing", "graph")) {
+    throw UsageError("h2d: timing=graph cannot time memory=pageable (the driver's pageable copy "
+                     "blocks the host, so a graph would not replay it): add --param "
+                     "memory=pinned or choose timing=device or host");
+  }
+  return cartesian_product(values);
 }
 
 std::string h2d_verdict(const H2dFacts& f) {
@@ -103,7 +101,7 @@ namespace {
 struct H2dRow {
   int gpus;
   std::vector<int> devices;
-  std::string direction, memory, numa;
+  std::string direction, memory, numa, measured;
   std::int64_t bytes;
   double per_gpu, link;
 };
@@ -111,6 +109,14 @@ struct H2dRow {
 double ratio_or_null(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 Json nullable(double v) { return v > 0 ? Json(v) : Json(nullptr); }
+
+}  // namespace
+
+std::string measured_as(const PointResult& p) {
+  return p.timing.empty() ? "" : p.timing + ", " + p.cache;
+}
+
+namespace {
 
 }  // namespace
 
@@ -122,15 +128,15 @@ Json h2d_summary(const std::vector<PointResult>& points) {
     if (!q.contains("direction") || !q.contains("memory") || !q.contains("bytes")) continue;
     rows.push_back({p.gpus, p.devices, q["direction"].get<std::string>(),
                     q["memory"].get<std::string>(), q.value("numa", std::string("local")),
-                    q["bytes"].get<std::int64_t>(), p.metrics["GBps_per_gpu"].get<double>(),
-                    p.metrics.value("link_GBps", 0.0)});
+                    measured_as(p), q["bytes"].get<std::int64_t>(),
+                    p.metrics["GBps_per_gpu"].get<double>(), p.metrics.value("link_GBps", 0.0)});
   }
   // Median over matching rows of `gpus` GPUs (alone: 1) and placement `numa`.
   auto reference = [&rows](const H2dRow& r, int gpus, const std::string& numa) {
     std::vector<double> values;
     for (const auto& o : rows) {
       if (o.direction == r.direction && o.memory == r.memory && o.bytes == r.bytes &&
-          o.numa == numa && (gpus == 0 ? o.devices == r.devices : o.gpus == gpus)) {
+          o.numa == numa && o.measured == r.measured && (gpus == 0 ? o.devices == r.devices : o.gpus == gpus)) {
         values.push_back(o.per_gpu);
       }
     }
@@ -146,6 +152,7 @@ Json h2d_summary(const std::vector<PointResult>& points) {
                        {"direction", r.direction},
                        {"memory", r.memory},
                        {"numa", r.numa},
+                       {"measured", r.measured},
                        {"bytes", r.bytes},
                        {"GBps_per_gpu", r.per_gpu},
                        {"alone_GBps", nullable(alone)},
@@ -235,14 +242,14 @@ Json matrix_stats(const Json& matrix) {
 }
 
 Json p2p_summary(const std::vector<PointResult>& points) {
-  using Key = std::tuple<std::string, std::string, std::int64_t>;
+  using Key = std::tuple<std::string, std::string, std::int64_t, std::string>;
   std::map<Key, const PointResult*> largest;
   for (const auto& p : points) {
     if (p.status != Status::ok || !p.extra.contains("ranks") || p.extra["ranks"].empty()) continue;
     const Json& d = p.extra["ranks"][0].value("details", Json::object());
     if (!d.contains("bw_matrix_GBps") || !p.params.contains("engine")) continue;
     const Key key{p.params["engine"].get<std::string>(), p.params.value("direction", "uni"),
-                  p.params.value("bytes", std::int64_t{0})};
+                  p.params.value("bytes", std::int64_t{0}), measured_as(p)};
     auto& slot = largest[key];
     if (slot == nullptr || p.gpus > slot->gpus) slot = &p;
   }
@@ -258,6 +265,7 @@ Json p2p_summary(const std::vector<PointResult>& points) {
         out.push_back(Json{{"engine", std::get<0>(key)},
                            {"direction", std::get<1>(key)},
                            {"bytes", std::get<2>(key)},
+                           {"measured", std::get<3>(key)},
                            {"src", p->devices.at(i)},
                            {"dst", p->devices.at(j)},
                            {"GBps", bw[i][j]},

@@ -552,7 +552,7 @@ class GroupRun {
     if (have_peak) result.memory["peak_bytes"] = peak;
     if (combined.status == Status::ok && !p.record.headline.empty() && metrics_) {
       add_metrics(result, g.details[0]["details"]);
-      add_method_metrics(result, p.second_s, options_.limits, ctx_.spec.devices.at(0));
+      add_method_metrics(result, p.second_s, options_.limits, ctx_.spec.devices);
     }
     boundary_.record(p.planned.params, combined.status);
     result.wall_s = now_s() - p.t0;

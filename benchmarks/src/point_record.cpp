@@ -36,7 +36,8 @@ void record_method_and_noise(PointResult& result, const RankEnv& env, double max
 }
 
 void add_method_metrics(PointResult& result, double second_s,
-                        const std::vector<LimitCheck>& limits, int device) {
+                        const std::vector<LimitCheck>& limits,
+                        const std::vector<int>& devices) {
   const TimingMethod method = timing_from_string(result.timing);
   if (second_s > 0) {
     result.metrics[std::string(to_string(method)) + "_time_us"] = result.stats.median * 1e6;
@@ -44,7 +45,7 @@ void add_method_metrics(PointResult& result, double second_s,
   }
   if (!limits.empty()) {
     result.flags =
-        flags_json(impossible_values(result.metrics, result.params, limits, device_limits(device)));
+        flags_json(impossible_values(result.metrics, result.params, limits, group_limits(devices)));
   }
 }
 

@@ -16,9 +16,9 @@ void record_hosts(PointResult& result, const std::vector<Json>& details);
 // How the point was measured, and whether its median is uncertain (point_quality.hpp).
 void record_method_and_noise(PointResult& result, const RankEnv& env, double max_noise);
 // The point's time per op with each method it was timed with (`second_s` > 0: the other
-// method's), and its values impossible for `device`.
+// method's), and its values impossible for the group of `devices`.
 void add_method_metrics(PointResult& result, double second_s,
-                        const std::vector<LimitCheck>& limits, int device);
+                        const std::vector<LimitCheck>& limits, const std::vector<int>& devices);
 // The stop rule on rank 0 refuses criteria no option parser should let through (a NaN would
 // never converge); like any rank's throw, this ends every rank of the group.
 void check_stopping(const StoppingCriteria& c);

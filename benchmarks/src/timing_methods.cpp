@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/model/stats.hpp"
+#include "mgbench/platform/nvml.hpp"
 
 namespace mgbench::bench {
 
@@ -55,6 +57,31 @@ double time_with_method(GroupShared& shared, int rank, const std::function<void(
   return median_of(per_op);
 }
 
+namespace {
+
+// The links of `device` from NVML (left unknown where NVML cannot say), and whether its host
+// link is NVLink-C2C: there the host has native atomics on the GPU's memory, over PCIe not.
+void add_link_facts(int device, HardwareLimits& hw) {
+  int c2c = 0;
+  if (cudaDeviceGetAttribute(&c2c, cudaDevAttrHostNativeAtomicSupported, device) != cudaSuccess) {
+    c2c = 0;
+  }
+  hw.host_over_c2c = c2c != 0;
+  char bus[32] = {};
+  const bool have_bus = cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess;
+  (void)cudaGetLastError();
+  const std::shared_ptr<Nvml> nvml = nvml_instance();
+  if (!have_bus || !nvml) return;
+  const NvmlDevice handle = nvml->device_by_pci_bus_id(bus);
+  if (!handle) return;
+  const NvmlPcieLink pcie = nvml->pcie_link(handle);
+  hw.pcie_gen = pcie.gen_max.value_or(0);
+  hw.pcie_width = pcie.width_max.value_or(0);
+  hw.nvlinks_up = nvml->nvlinks(handle).links_up;
+}
+
+}  // namespace
+
 HardwareLimits device_limits(int device) {
   HardwareLimits hw;
   int bus = 0, clock_khz = 0;
@@ -71,17 +98,28 @@ HardwareLimits device_limits(int device) {
     hw.cc_minor = prop.minor;
   }
   (void)cudaGetLastError();
+  add_link_facts(device, hw);
   return hw;
 }
 
-Rotation RankEnv::rotation(std::size_t set_bytes) const {
+HardwareLimits group_limits(const std::vector<int>& devices) {
+  if (devices.empty()) return {};
+  HardwareLimits hw = device_limits(devices.front());
+  const std::set<int> distinct(devices.begin(), devices.end());
+  hw.distinct_gpus = distinct.size() == devices.size();
+  return hw;
+}
+
+HardwareLimits RankEnv::hardware_limits() const { return device_limits(device); }
+
+Rotation RankEnv::rotation(std::size_t set_bytes, std::size_t max_sets) const {
   int l2 = 0;
   if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device) != cudaSuccess) l2 = 0;
   std::size_t free_bytes = 0, total_bytes = 0;
   if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) free_bytes = 0;
   (void)cudaGetLastError();
   return plan_rotation(cache, set_bytes, static_cast<std::size_t>(std::max(l2, 0)),
-                       free_bytes / 2);
+                       free_bytes / 2, max_sets);
 }
 
 }  // namespace mgbench::bench

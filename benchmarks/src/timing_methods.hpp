@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <vector>
 
 #include "group_shared.hpp"
 #include "mgbench/model/measurement.hpp"
@@ -36,7 +37,11 @@ TimingMethod other_method(TimingMethod method);
 double time_with_method(GroupShared& shared, int rank, const std::function<void()>& enqueue,
                         int reps, TimingMethod method, int samples);
 
-// Bus width x memory clock, name and compute capability of `device`.
+// Bus width x memory clock, name, compute capability and links (PCIe, NVLink: NVML) of
+// `device`.
 HardwareLimits device_limits(int device);
+// The limits a group's points are checked against: its first device's, with distinct_gpus
+// false when ranks share a GPU.
+HardwareLimits group_limits(const std::vector<int>& devices);
 
 }  // namespace mgbench::bench

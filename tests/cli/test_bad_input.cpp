@@ -190,6 +190,9 @@ const BadInputCase kCases[] = {
     {"sweep: --dtypes fp7", "", "sweep --dry-run --dtypes fp7", 2, "unknown dtype 'fp7'"},
     {"sweep: --workloads nope", "", "sweep --dry-run --workloads nope", 2,
      "unknown workload 'nope'"},
+    {"sweep: h2d timing=graph with pageable memory", "",
+     "sweep --dry-run --gpus 1 --workloads h2d --param timing=graph --param memory=pageable", 2,
+     "timing=graph cannot time memory=pageable"},
     // sweep: launchers and their nodes
     {"sweep: --launcher pbs", "", "sweep --dry-run --gpus 1 --launcher pbs", 2,
      "invalid --launcher 'pbs'"},

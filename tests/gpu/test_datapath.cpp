@@ -1,7 +1,8 @@
 // Data-path workloads on the GPU: the copy, triad, pattern, mismatch and chase kernels against
 // host references (odd sizes, guard words past the end), and membw, h2d and p2p through their
 // registered workloads (every point verified, metrics present, waivers with their reasons;
-// p2p also with two ranks sharing GPU 0 so that its pair machinery runs on one GPU).
+// p2p also with two ranks sharing GPU 0 so that its pair machinery runs on one GPU), and h2d
+// and p2p under every timing method and cache mode (recorded, rotated, every set verified).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -222,4 +223,92 @@ TEST_CASE("p2p on every visible GPU: one GPU is waived, several run or name the 
     CHECK(r.status == Status::waived);
     CHECK(r.message.find("no peer access") != std::string::npos);
   }
+}
+
+namespace {
+
+// Every point ok and verified, recording the timing and cache it asked for; cold points of
+// copies far below L2 rotate through more than one set (total above twice L2) and verify every
+// set; hot points use one set. No flags: the values are real (and ranks sharing a GPU are not
+// held to a link).
+void require_measured_as_asked(const std::vector<mgbench::PointResult>& results,
+                               const std::vector<Params>& points, std::int64_t bytes) {
+  require_ok(results, points.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    CAPTURE(r.params.dump(), r.verification.dump(), r.flags.dump());
+    CHECK(r.timing == points[i]["timing"].get<std::string>());
+    CHECK(r.cache == points[i]["cache"].get<std::string>());
+    const Json& d = r.extra.at("ranks").at(0).at("details");
+    const Json& rotation = d.at("rotation");
+    const auto sets = rotation.at("sets").get<std::uint64_t>();
+    if (r.cache == "cold") {
+      CHECK(sets > 1);
+      CHECK(rotation.at("exceeds_l2").get<bool>());
+      CHECK(r.verification.value("checked", std::uint64_t{0}) >=
+            sets * static_cast<std::uint64_t>(bytes / 4));
+    } else {
+      CHECK(sets == 1);
+    }
+    CHECK(d.at("peak_bytes").get<std::uint64_t>() >= sets * static_cast<std::uint64_t>(bytes));
+    CHECK((r.flags.is_null() || r.flags.empty()));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("h2d: every direction under every timing and cache verifies, pageable without graph",
+          "[datapath][gpu]") {
+  const std::int64_t bytes = (std::int64_t{1} << 20) + 4;  // far below L2: cold rotates
+  std::vector<Params> points;
+  for (const char* direction : {"h2d", "d2h", "bidir"}) {
+    for (const char* timing : {"device", "host", "graph"}) {
+      for (const char* cache : {"hot", "cold"}) {
+        points.push_back(Params{{"direction", direction}, {"memory", "pinned"},
+                                {"numa", "local"},        {"bytes", bytes},
+                                {"timing", timing},       {"cache", cache}});
+      }
+    }
+  }
+  for (const char* direction : {"h2d", "d2h"}) {
+    for (const char* timing : {"device", "host"}) {
+      for (const char* cache : {"hot", "cold"}) {
+        points.push_back(Params{{"direction", direction}, {"memory", "pageable"},
+                                {"numa", "local"},        {"bytes", bytes},
+                                {"timing", timing},       {"cache", cache}});
+      }
+    }
+  }
+  require_measured_as_asked(mgbench::test::run_workload("h2d", {0}, points), points, bytes);
+}
+
+TEST_CASE("h2d and p2p points without timing and cache record their defaults (device, cold)",
+          "[datapath][gpu]") {
+  const auto h2d = mgbench::test::run_workload(
+      "h2d", {0}, {Params{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
+                          {"bytes", std::int64_t{1} << 20}}});
+  const auto p2p = mgbench::test::run_workload(
+      "p2p", {0, 0}, {Params{{"engine", "ce"}, {"direction", "uni"},
+                              {"bytes", std::int64_t{1} << 20}}});
+  for (const auto* results : {&h2d, &p2p}) {
+    require_ok(*results, 1);
+    CHECK((*results)[0].timing == "device");
+    CHECK((*results)[0].cache == "cold");
+    CHECK((*results)[0].extra["ranks"][0]["details"]["rotation"]["sets"].get<int>() > 1);
+  }
+}
+
+TEST_CASE("p2p: two ranks sharing GPU 0 verify under every timing and cache, both engines",
+          "[datapath][gpu]") {
+  const std::int64_t bytes = (std::int64_t{1} << 20) + 4;
+  std::vector<Params> points;
+  for (const char* engine : {"ce", "sm"}) {
+    for (const char* timing : {"device", "host", "graph"}) {
+      for (const char* cache : {"hot", "cold"}) {
+        points.push_back(Params{{"engine", engine}, {"direction", "bidir"}, {"bytes", bytes},
+                                {"timing", timing}, {"cache", cache}});
+      }
+    }
+  }
+  require_measured_as_asked(mgbench::test::run_workload("p2p", {0, 0}, points), points, bytes);
 }

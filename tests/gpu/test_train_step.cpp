@@ -1,7 +1,8 @@
 // train_step on one GPU through the registered workload: every precision verifies (replica
 // hash, tiny-model gradients against the FP64 reference), overlap/h2d off and the own
-// all-reduce verify too, the step-time breakdown and peak memory are reported, and an
-// impossible configuration ends as `oom` with the next point of the group still `ok`.
+// all-reduce verify too, the step-time breakdown and peak memory are reported, every point
+// records that it was timed host-side on a hot cache, and an impossible configuration ends as
+// `oom` with the next point of the group still `ok`.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -114,6 +115,15 @@ TEST_CASE("train_step reports the step-time breakdown", "[gpu][train]") {
   // The parts timed alone are each shorter than the whole step (generous: timing noise).
   CHECK(b["optimizer_s"].get<double>() < b["breakdown_step_s"].get<double>());
   CHECK(b["compute_only_s"].get<double>() < 1.5 * b["breakdown_step_s"].get<double>());
+}
+
+TEST_CASE("train_step is timed host-side on a hot cache and records it", "[gpu][train]") {
+  const auto results = run_train({train_point("bf16")});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  CHECK(results[0].timing == "host");
+  CHECK(results[0].cache == "hot");
+  CHECK(results[0].metrics["step_time_s"].get<double>() > 0);
 }
 
 TEST_CASE("train_step reports peak device memory at least its own allocations",

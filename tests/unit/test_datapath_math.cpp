@@ -55,16 +55,6 @@ TEST_CASE("membw metrics: 1 GiB copied in 0.5 ms is 4.29 TB/s per GPU", "[datapa
   CHECK(m["time_ms"].get<double>() == Approx(0.5));
 }
 
-TEST_CASE("PCIe link rates per lane and per link", "[datapath]") {
-  CHECK(dp::pcie_lane_gbps(1) == Approx(0.25));
-  CHECK(dp::pcie_lane_gbps(3) == Approx(0.9846).epsilon(1e-3));
-  CHECK(dp::pcie_link_gbps(4, 16) == Approx(31.5).epsilon(1e-3));
-  CHECK(dp::pcie_link_gbps(5, 16) == Approx(63.0).epsilon(1e-3));
-  CHECK(dp::pcie_link_gbps(6, 16) == Approx(121.0).epsilon(1e-3));
-  CHECK(dp::pcie_link_gbps(0, 16) == 0.0);
-  CHECK(dp::pcie_link_gbps(9, 16) == 0.0);
-}
-
 TEST_CASE("h2d moves bytes each way, twice for bidir", "[datapath]") {
   CHECK(dp::h2d_bytes_moved("h2d", 100) == Approx(100.0));
   CHECK(dp::h2d_bytes_moved("d2h", 100) == Approx(100.0));

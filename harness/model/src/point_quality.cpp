@@ -103,6 +103,127 @@ std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::stri
   return std::nullopt;
 }
 
+double pcie_lane_GBps(unsigned gen) {
+  switch (gen) {
+    case 1: return 0.25;
+    case 2: return 0.5;
+    case 3: return 8.0 * 128.0 / 130.0 / 8.0;
+    case 4: return 16.0 * 128.0 / 130.0 / 8.0;
+    case 5: return 32.0 * 128.0 / 130.0 / 8.0;
+    case 6: return 64.0 * 242.0 / 256.0 / 8.0;
+    default: return 0.0;
+  }
+}
+
+double pcie_link_GBps(unsigned gen, unsigned width) {
+  return pcie_lane_GBps(gen) * static_cast<double>(width);
+}
+
+int nvlink_generation(int cc_major, int cc_minor) {
+  switch (cc_major) {
+    case 6: return cc_minor == 0 ? 1 : 0;  // P100; the other Pascal parts have none
+    case 7: return 2;                      // V100, Turing boards with bridges
+    case 8: return 3;                      // A100 (A10/A40/RTX bridges run slower links)
+    case 9: return 4;                      // H100, H200
+    case 10: return 5;                     // B200, B300
+    default: return 0;
+  }
+}
+
+double nvlink_link_GBps(int generation) {
+  switch (generation) {
+    case 1: return 20.0;
+    case 2:
+    case 3:
+    case 4: return 25.0;
+    case 5: return 50.0;
+    default: return 0.0;
+  }
+}
+
+LinkLimit host_link_limit(const HardwareLimits& hw) {
+  const double pcie = pcie_link_GBps(hw.pcie_gen, hw.pcie_width);
+  if (hw.host_over_c2c || !(pcie > 0)) return {};
+  return {pcie, fmt::format("PCIe gen{} x{} from NVML's maximum link generation and width",
+                            hw.pcie_gen, hw.pcie_width)};
+}
+
+LinkLimit peer_link_limit(const HardwareLimits& hw) {
+  if (!hw.distinct_gpus || hw.nvlinks_up < 0) return {};
+  const double pcie = pcie_link_GBps(hw.pcie_gen, hw.pcie_width);
+  if (hw.nvlinks_up == 0) {
+    if (!(pcie > 0)) return {};
+    return {pcie, fmt::format("no NVLink up (NVML): PCIe gen{} x{} from NVML's maximum link",
+                              hw.pcie_gen, hw.pcie_width)};
+  }
+  const int gen = nvlink_generation(hw.cc_major, hw.cc_minor);
+  const double nvlink = nvlink_link_GBps(gen) * static_cast<double>(hw.nvlinks_up);
+  if (!(nvlink > 0)) return {};
+  LinkLimit limit{nvlink, fmt::format("{} NVLink links up (NVML) x {:.0f} GB/s, NVLink {} of "
+                                      "compute capability {}.{}",
+                                      hw.nvlinks_up, nvlink_link_GBps(gen), gen, hw.cc_major,
+                                      hw.cc_minor)};
+  if (pcie > nvlink) {
+    limit = {pcie, fmt::format("PCIe gen{} x{} (NVML), faster than the {} NVLink links up",
+                               hw.pcie_gen, hw.pcie_width, hw.nvlinks_up)};
+  }
+  return limit;
+}
+
+namespace {
+
+std::string param_text(const Params& params, const std::string& name) {
+  return params.is_object() && !name.empty() && params.contains(name) && params[name].is_string()
+             ? params[name].get<std::string>()
+             : "";
+}
+
+// The bound of one check on this hardware, in words ("" and nullopt when unknown), and what
+// a value above it most likely means.
+struct Bound {
+  std::optional<double> value;
+  std::string what, likely;
+};
+
+Bound link_bound(const LimitCheck& c, const Params& params, const LinkLimit& link,
+                 const char* name) {
+  if (!(link.GBps > 0)) return {};
+  const bool both = param_text(params, c.direction_param) == "bidir";
+  const double limit = link.GBps * (both ? 2.0 : 1.0);
+  return {limit,
+          fmt::format("the {} limit ({:.1f} GB/s{}: {:.1f} GB/s per direction, {})", name, limit,
+                      both ? " for both directions" : "", link.GBps, link.source),
+          "mis-measured, or the data did not cross that link"};
+}
+
+Bound bound_of(const LimitCheck& c, const Params& params, const HardwareLimits& hw) {
+  const std::string from_cache = "served from cache or mis-measured";
+  switch (c.kind) {
+    case LimitKind::tflops: {
+      const std::string dtype = param_text(params, c.dtype_param);
+      const std::optional<double> limit = datasheet_tflops(hw, dtype);
+      return {limit,
+              fmt::format("the {} datasheet peak of {} ({} TFLOP/s)", dtype, hw.gpu_name,
+                          limit ? *limit : 0.0),
+              from_cache};
+    }
+    case LimitKind::host_link: return link_bound(c, params, host_link_limit(hw), "host link");
+    case LimitKind::peer_link: return link_bound(c, params, peer_link_limit(hw), "GPU-to-GPU link");
+    case LimitKind::hbm_traffic:
+    case LimitKind::copy: break;
+  }
+  if (!(hw.hbm_GBps > 0)) return {};
+  const bool copy = c.kind == LimitKind::copy;
+  const double limit = copy ? hw.hbm_GBps / 2.0 : hw.hbm_GBps;
+  return {limit,
+          fmt::format("the {} limit of HBM ({:.0f} GB/s from bus width x memory clock{})",
+                      copy ? "copy" : "traffic", limit,
+                      copy ? ", halved: a copy reads and writes" : ""),
+          from_cache};
+}
+
+}  // namespace
+
 std::vector<PointFlag> impossible_values(const Json& metrics, const Params& params,
                                          const std::vector<LimitCheck>& checks,
                                          const HardwareLimits& hw) {
@@ -112,26 +233,11 @@ std::vector<PointFlag> impossible_values(const Json& metrics, const Params& para
       continue;
     }
     const double value = metrics[c.metric].get<double>();
-    std::optional<double> limit;
-    std::string what;
-    if (c.kind == LimitKind::tflops) {
-      const std::string dtype =
-          params.is_object() && params.contains(c.dtype_param) && params[c.dtype_param].is_string()
-              ? params[c.dtype_param].get<std::string>()
-              : "";
-      limit = datasheet_tflops(hw, dtype);
-      what = fmt::format("the {} datasheet peak of {} ({} TFLOP/s)", dtype, hw.gpu_name,
-                         limit ? *limit : 0.0);
-    } else if (hw.hbm_GBps > 0) {
-      limit = c.kind == LimitKind::copy ? hw.hbm_GBps / 2.0 : hw.hbm_GBps;
-      what = fmt::format("the {} limit of HBM ({:.0f} GB/s from bus width x memory clock{})",
-                         c.kind == LimitKind::copy ? "copy" : "traffic", *limit,
-                         c.kind == LimitKind::copy ? ", halved: a copy reads and writes" : "");
-    }
-    if (!limit || !(value > *limit)) continue;
+    const Bound bound = bound_of(c, params, hw);
+    if (!bound.value || !(value > *bound.value)) continue;
     flags.push_back({"impossible", c.metric,
-                     fmt::format("{} = {:.4g} is above {}: served from cache or mis-measured",
-                                 c.metric, value, what)});
+                     fmt::format("{} = {:.4g} is above {}: {}", c.metric, value, bound.what,
+                                 bound.likely)});
   }
   return flags;
 }

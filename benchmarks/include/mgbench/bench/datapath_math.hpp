@@ -1,7 +1,7 @@
 #pragma once
 // Host-side arithmetic of the data-path workloads (membw, h2d, p2p), shared by the workloads,
-// their run summaries and the tests (no CUDA): bytes counting, bandwidth metrics, the PCIe link
-// rate, the h2d bottleneck verdict, the NUMA node list parser, the p2p pairing and the
+// their run summaries and the tests (no CUDA): bytes counting, bandwidth metrics, the h2d
+// bottleneck verdict, the NUMA node list parser, the p2p pairing and the
 // dependent-load chain of the latency probe.
 #include <cstdint>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench::datapath {
 
@@ -26,14 +27,18 @@ double membw_bytes_moved(const std::string& impl, std::uint64_t words);
 Json membw_metrics(const Params& params, int nranks, double seconds);
 
 // ---- h2d -------------------------------------------------------------------------------------
-// Usable bandwidth of one PCIe lane in one direction, GB/s, after line coding: gen1 0.25,
-// gen2 0.5, gen3 0.985, gen4 1.969, gen5 3.938, gen6 7.563 (FLIT 242/256); 0 when unknown.
-double pcie_lane_gbps(unsigned gen);
-double pcie_link_gbps(unsigned gen, unsigned width);
+// (The PCIe link rate is mgbench::pcie_link_GBps, model/point_quality.hpp: the same formula
+// bounds the impossible-value flags.)
 // Bytes one op moves per GPU: `bytes` for h2d and d2h, 2 x bytes for bidir. UsageError else.
 double h2d_bytes_moved(const std::string& direction, std::uint64_t bytes);
 // {"GBps_per_gpu", "GBps_aggregate", "time_ms"} from params direction, bytes.
 Json h2d_metrics(const Params& params, int nranks, double seconds);
+
+// The h2d points: every combination of the chosen values (the planner calls it, so a bad
+// choice stops the sweep before it starts). timing=graph with memory=pageable is refused
+// (UsageError): the driver's pageable copy blocks the calling thread, so a mover thread runs it
+// beside the timed stream and a graph would replay only the hand-over, never the copy.
+std::vector<Params> h2d_expand(const AxisValues& values);
 
 // The facts one h2d verdict is drawn from (absent facts are <= 0).
 struct H2dFacts {
@@ -51,9 +56,13 @@ inline constexpr double kSharedRatioMin = 0.8;     // per GPU with all GPUs vs a
 inline constexpr double kNumaRatioMin = 0.85;      // remote vs local
 // "none", or the bottlenecks found, separated by "; " (link, contention, NUMA).
 std::string h2d_verdict(const H2dFacts& facts);
-// Run-level summary: one row per ok point with the ratios and the verdict:
-//   [{"gpus", "devices", "direction", "memory", "numa", "bytes", "GBps_per_gpu", "alone_GBps",
-//     "shared_ratio", "link_GBps", "link_efficiency", "numa_ratio", "verdict"}, ...]
+// How a point was measured, "timing, cache" ("" for a point that did not record it): summary
+// rows relate and group only points measured the same way.
+std::string measured_as(const PointResult& p);
+// Run-level summary: one row per ok point with the ratios and the verdict (alone and local
+// references come from points measured the same way):
+//   [{"gpus", "devices", "direction", "memory", "numa", "measured", "bytes", "GBps_per_gpu",
+//     "alone_GBps", "shared_ratio", "link_GBps", "link_efficiency", "numa_ratio", "verdict"}, ...]
 Json h2d_summary(const std::vector<PointResult>& points);
 
 // "0-1,3" (a sysfs node or CPU list) -> {0, 1, 3}; UsageError when malformed.
@@ -73,8 +82,9 @@ std::vector<std::uint32_t> chase_chain(std::uint32_t slots, std::uint32_t stride
 std::uint32_t chase_end(const std::vector<std::uint32_t>& chain, std::uint32_t steps);
 // {"min", "median", "max"} of the off-diagonal entries of an N x N matrix (null entries skipped).
 Json matrix_stats(const Json& matrix);
-// Run-level summary: the pair matrix of the largest group per (engine, direction, bytes):
-//   [{"engine", "direction", "bytes", "src", "dst", "GBps", "latency_us"}, ...]
+// Run-level summary: the pair matrix of the largest group per (engine, direction, bytes,
+// timing and cache):
+//   [{"engine", "direction", "bytes", "measured", "src", "dst", "GBps", "latency_us"}, ...]
 Json p2p_summary(const std::vector<PointResult>& points);
 
 }  // namespace mgbench::bench::datapath

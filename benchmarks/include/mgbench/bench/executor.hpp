@@ -47,7 +47,10 @@ struct RankEnv {
   // The buffer sets this point should cycle through for `set_bytes` per op: one when hot,
   // enough to exceed twice this device's L2 when cold (bounded by half the free memory and
   // kMaxRotationSets). The workload allocates them and counts them in its peak_bytes.
-  Rotation rotation(std::size_t set_bytes) const;
+  // `max_sets` lowers the cap (e.g. to what every rank of a group can hold).
+  Rotation rotation(std::size_t set_bytes, std::size_t max_sets = kMaxRotationSets) const;
+  // What this rank's GPU can do (HBM peak, links; point_quality.hpp), unknowns left zero.
+  HardwareLimits hardware_limits() const;
 
   // Blocks until every rank of the group arrives (throws RankFailure once the group failed).
   void barrier() const;

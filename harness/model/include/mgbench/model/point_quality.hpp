@@ -4,6 +4,7 @@
 // of its metrics the hardware cannot produce (flags).
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgbench/core/params.hpp"
@@ -34,13 +35,20 @@ Json spread_json(const NoiseAssessment& noise);
 // ---- impossible values ----------------------------------------------------------------------
 
 // What bounds a metric: bytes of HBM traffic per second (read + write), bytes copied per
-// second (a copy reads and writes each byte: half the traffic peak), or dense TFLOP/s for
-// the point's dtype.
-enum class LimitKind { hbm_traffic, copy, tflops };
+// second (a copy reads and writes each byte: half the traffic peak), dense TFLOP/s for the
+// point's dtype, the host link (PCIe) of the GPU, or the link between two GPUs (NVLink, else
+// PCIe). Link limits are per direction; a check with a `direction_param` doubles them for
+// points whose parameter says "bidir" (both directions counted).
+enum class LimitKind { hbm_traffic, copy, tflops, host_link, peer_link };
 struct LimitCheck {
+  LimitCheck(std::string metric_name, LimitKind limit_kind = LimitKind::copy,
+             std::string dtype = "dtype", std::string direction = "")
+      : metric(std::move(metric_name)), kind(limit_kind), dtype_param(std::move(dtype)),
+        direction_param(std::move(direction)) {}
   std::string metric;  // a PointResult::metrics name, per GPU
-  LimitKind kind = LimitKind::copy;
-  std::string dtype_param = "dtype";  // for tflops: the parameter naming the dtype
+  LimitKind kind;
+  std::string dtype_param;      // for tflops: the parameter naming the dtype
+  std::string direction_param;  // for links: "bidir" there doubles the limit ("" never)
 };
 
 // What the device can do, from its attributes; zeros and "" where unknown (no check then).
@@ -48,12 +56,42 @@ struct HardwareLimits {
   double hbm_GBps = 0;  // theoretical HBM traffic peak
   std::string gpu_name;
   int cc_major = 0, cc_minor = 0;
+  // Links (NVML): the PCIe link's maximum generation and width (0: unknown), and the NVLink
+  // links up (-1: unknown, 0: none).
+  unsigned pcie_gen = 0, pcie_width = 0;
+  int nvlinks_up = -1;
+  // The host is attached over NVLink-C2C (Grace), not PCIe: no PCIe bound on host copies.
+  bool host_over_c2c = false;
+  // The group's GPUs are distinct devices (false: ranks share a GPU, so a "peer" copy stays
+  // in its memory and no link bounds it).
+  bool distinct_gpus = true;
 };
 // bus width (bits) / 8 x memory clock (kHz) x 2 (double data rate), in GB/s; 0 when unknown.
 double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz);
 // Datasheet dense peak TFLOP/s of `dtype` (fp32, tf32, bf16, fp16, fp8) on a known GPU;
 // nullopt for an unknown GPU or dtype.
 std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype);
+
+// Usable GB/s of one PCIe lane in one direction, after line coding: gen1 0.25, gen2 0.5,
+// gen3 0.985, gen4 1.969, gen5 3.938 (128b/130b), gen6 7.563 (FLIT 242/256); 0 when unknown.
+double pcie_lane_GBps(unsigned gen);
+double pcie_link_GBps(unsigned gen, unsigned width);  // lanes x lane rate, per direction
+// The NVLink generation of a GPU architecture: 1 (6.0), 2 (7.x), 3 (8.x), 4 (9.0), 5 (10.x);
+// 0 for an architecture without NVLink or not known here.
+int nvlink_generation(int cc_major, int cc_minor);
+// GB/s of one NVLink link in one direction: 20 (NVLink 1), 25 (2, 3, 4), 50 (5); 0 unknown.
+double nvlink_link_GBps(int generation);
+// A link's bound in one direction and where it came from, in words; GBps 0 when unknown.
+struct LinkLimit {
+  double GBps = 0;
+  std::string source;
+};
+// The GPU's host link: PCIe generation x width; unknown over NVLink-C2C or without NVML.
+LinkLimit host_link_limit(const HardwareLimits& hw);
+// Between two GPUs: NVLink links up x the per-link rate of the generation (or the PCIe link
+// when it is faster), the PCIe link when no NVLink is up; unknown when the links are unknown
+// or the ranks share a GPU.
+LinkLimit peer_link_limit(const HardwareLimits& hw);
 
 struct PointFlag {
   std::string kind;  // "impossible"
