@@ -60,17 +60,18 @@ Json h2d_metrics(const Params& params, int nranks, double seconds) {
 }
 
 std::vector<Params> h2d_expand(const AxisValues& values) {
-  const auto chosen = [&values](const char* axis, const char* value) {
-    const auto it = values.find(axis);
-    return it != values.end() &&
-           std::find(it->second.begin(), it->second.end(), Json(value)) != it->second.end();
-  };
-  if (chosen("memory", "pageable") && chosen("timing", "graph")) {
+  std::vector<Params> points;
+  for (auto& p : cartesian_product(values)) {
+    if (p.value("memory", "") != "pageable" || p.value("timing", "") != "graph") {
+      points.push_back(std::move(p));
+    }
+  }
+  if (points.empty()) {
     throw UsageError("h2d: timing=graph cannot time memory=pageable (the driver's pageable copy "
                      "blocks the host, so a graph would not replay it): add --param "
                      "memory=pinned or choose timing=device or host");
   }
-  return cartesian_product(values);
+  return points;
 }
 
 std::string h2d_verdict(const H2dFacts& f) {
@@ -116,10 +117,6 @@ std::string measured_as(const PointResult& p) {
   return p.timing.empty() ? "" : p.timing + ", " + p.cache;
 }
 
-namespace {
-
-}  // namespace
-
 Json h2d_summary(const std::vector<PointResult>& points) {
   std::vector<H2dRow> rows;
   for (const auto& p : points) {
@@ -136,7 +133,8 @@ Json h2d_summary(const std::vector<PointResult>& points) {
     std::vector<double> values;
     for (const auto& o : rows) {
       if (o.direction == r.direction && o.memory == r.memory && o.bytes == r.bytes &&
-          o.numa == numa && o.measured == r.measured && (gpus == 0 ? o.devices == r.devices : o.gpus == gpus)) {
+          o.numa == numa && o.measured == r.measured &&
+          (gpus == 0 ? o.devices == r.devices : o.gpus == gpus)) {
         values.push_back(o.per_gpu);
       }
     }

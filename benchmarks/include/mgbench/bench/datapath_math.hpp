@@ -34,10 +34,11 @@ double h2d_bytes_moved(const std::string& direction, std::uint64_t bytes);
 // {"GBps_per_gpu", "GBps_aggregate", "time_ms"} from params direction, bytes.
 Json h2d_metrics(const Params& params, int nranks, double seconds);
 
-// The h2d points: every combination of the chosen values (the planner calls it, so a bad
-// choice stops the sweep before it starts). timing=graph with memory=pageable is refused
-// (UsageError): the driver's pageable copy blocks the calling thread, so a mover thread runs it
-// beside the timed stream and a graph would replay only the hand-over, never the copy.
+// The h2d points: every combination of the chosen values but timing=graph with
+// memory=pageable, which is left out: the driver's pageable copy blocks the calling thread, so
+// a mover thread runs it beside the timed stream and a graph would replay only the hand-over,
+// never the copy. When nothing else is left (only pageable, only graph) it is a UsageError
+// (the planner calls this, so the sweep stops before it starts).
 std::vector<Params> h2d_expand(const AxisValues& values);
 
 // The facts one h2d verdict is drawn from (absent facts are <= 0).
