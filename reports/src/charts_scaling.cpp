@@ -16,31 +16,61 @@ namespace {
 
 constexpr std::size_t kMaxScalingCharts = 6;
 
-// A series sorted by GPU count, with a distinct GPU count at least twice.
+// A series sorted by GPU count, with a distinct GPU count at least twice. `left_out`: rows
+// whose point carries an impossible value; `efficiency` is empty when the baseline is one.
 struct Curve {
   const ScalingSeries* series = nullptr;
   std::vector<double> gpus, throughput, efficiency;
   std::vector<int> nodes;
+  std::size_t left_out = 0;
 };
 
+// The indices of the points with an impossible value. Every metric of a point comes from the
+// same measured time, so one impossible metric makes its headline throughput impossible too.
+std::set<std::size_t> flagged_points(const RunResult& run) {
+  std::set<std::size_t> out;
+  for (const PointResult& p : run.points) {
+    if (p.flags.is_array() && !p.flags.empty()) out.insert(p.index);
+  }
+  return out;
+}
+
+Curve curve_of(const ScalingSeries& s, const std::set<std::size_t>& flagged) {
+  std::vector<const ScalingRow*> rows;
+  for (const ScalingRow& r : s.rows) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const ScalingRow* a, const ScalingRow* b) { return a->gpus < b->gpus; });
+  Curve c{&s, {}, {}, {}, {}, 0};
+  // The efficiencies are ratios to the baseline (rows[0]): none is drawn if it is impossible.
+  const bool baseline_flagged = !s.rows.empty() && flagged.count(s.rows.front().point_index);
+  for (const ScalingRow* r : rows) {
+    if (flagged.count(r->point_index)) {
+      ++c.left_out;
+      continue;
+    }
+    c.gpus.push_back(r->gpus);
+    c.throughput.push_back(r->throughput);
+    c.efficiency.push_back(r->efficiency);
+    c.nodes.push_back(r->nodes);
+  }
+  if (baseline_flagged) c.efficiency.clear();
+  return c;
+}
+
 std::vector<Curve> curves_of(const RunResult& run, const std::string& workload) {
+  const std::set<std::size_t> flagged = flagged_points(run);
   std::vector<Curve> out;
   for (const ScalingSeries& s : run.scaling) {
     if (s.workload != workload) continue;
-    std::vector<const ScalingRow*> rows;
-    for (const ScalingRow& r : s.rows) rows.push_back(&r);
-    std::stable_sort(rows.begin(), rows.end(),
-                     [](const ScalingRow* a, const ScalingRow* b) { return a->gpus < b->gpus; });
-    Curve c{&s, {}, {}, {}, {}};
-    for (const ScalingRow* r : rows) {
-      c.gpus.push_back(r->gpus);
-      c.throughput.push_back(r->throughput);
-      c.efficiency.push_back(r->efficiency);
-      c.nodes.push_back(r->nodes);
-    }
+    Curve c = curve_of(s, flagged);
     if (std::set<double>(c.gpus.begin(), c.gpus.end()).size() >= 2) out.push_back(std::move(c));
   }
   return out;
+}
+
+std::string left_out_note(std::size_t n) {
+  return fmt::format("{} point{} with impossible values left out (see Flags)", n,
+                     n == 1 ? "" : "s");
 }
 
 // Too many parameter sets: the largest value of the first declared axis that varies, per
@@ -82,6 +112,7 @@ svg::LineChart throughput_chart(const std::string& workload, const Presentation&
   svg::LineChart chart;
   chart.title = workload + ": " + presentation.metric_label(s.metric) + " vs GPU count";
   chart.subtitle = label + (s.mode.empty() ? "" : " · " + s.mode + " scaling");
+  if (c.left_out > 0) chart.subtitle += " · " + left_out_note(c.left_out);
   chart.height = 360;
   chart.x = x;
   chart.y = make_axis(presentation.metric_axis_label(s.metric), svg::Scale::linear,
@@ -147,12 +178,15 @@ void scaling_charts(const RunResult& run, const std::string& workload,
   eff.y = make_axis("efficiency (%)", svg::Scale::linear, svg::TickFormat::number);
   eff.ref_lines.push_back({100.0, "ideal 100 %", false});
   double lowest = 100;
+  std::size_t left_out = 0;
   for (std::size_t i = 0; i < shown; ++i) {
     const Curve& c = all[i];
     std::string label = vary.empty() ? std::string() : params_short_label(c.series->params, vary);
     if (label.empty()) label = c.series->mode.empty() ? "measured" : c.series->mode;
     charts.add(workload, "scaling", throughput_chart(workload, presentation, c, label, eff.x),
                label);
+    left_out += c.left_out;
+    if (c.efficiency.empty()) continue;  // measured against an impossible baseline
     svg::Series e;
     e.name = label;
     e.colour = static_cast<int>(i % 7);
@@ -166,8 +200,9 @@ void scaling_charts(const RunResult& run, const std::string& workload,
   // Start the axis below the lowest efficiency (at most at 50 %) so differences show.
   eff.y.zero_based = false;
   eff.y.min = std::max(0.0, std::min(50.0, std::floor((lowest - 5) / 10) * 10));
+  if (left_out > 0) eff.subtitle += (eff.subtitle.empty() ? "" : " · ") + left_out_note(left_out);
   mark_node_boundaries(all, shown, eff);
-  charts.add(workload, "efficiency", eff);
+  if (!eff.series.empty()) charts.add(workload, "efficiency", eff);
 }
 
 }  // namespace mgbench::reports::detail

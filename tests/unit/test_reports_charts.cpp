@@ -161,3 +161,58 @@ TEST_CASE("a value flagged impossible is left out of its chart, and the chart sa
   CHECK(svg.find("1 impossible value left out (see Flags)") != std::string::npos);
   CHECK(titles(svg) + 1 == titles(plain));
 }
+
+namespace {
+
+// The train_step charts of `kind` in one string, and how many data points (one <title> each)
+// they draw.
+std::string train_charts(const mgbench::RunResult& run, const std::string& kind) {
+  std::string svg;
+  for (const auto& c : mr::build_charts(run)) {
+    if (c.section == "train_step" && c.kind == kind) svg += c.svg;
+  }
+  return svg;
+}
+
+std::size_t title_count(const std::string& svg) {
+  std::size_t n = 0;
+  for (auto at = svg.find("<title>"); at != std::string::npos; at = svg.find("<title>", at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+void flag_point(mgbench::RunResult& run, std::size_t index) {
+  for (auto& p : run.points) {
+    if (p.index == index) {
+      p.flags = mgbench::Json::array({{{"kind", "impossible"}, {"metric", "tflops_per_gpu"},
+                                       {"reason", "above the datasheet peak"}}});
+      return;
+    }
+  }
+  FAIL("no point " << index);
+}
+
+}  // namespace
+
+TEST_CASE("a point flagged impossible is left out of the scaling charts; a flagged baseline "
+          "takes its series out of the efficiency chart", "[reports][charts]") {
+  // The sample's train_step series: batch 32, 64, 128, 256, each on 1, 2, 4 and 8 GPUs; batch
+  // 128 is points 105 (1 GPU, the baseline) to 108.
+  mgbench::RunResult run =
+      mgbench::load_results(std::string(MGBENCH_SOURCE_DIR) + "/tests/data/report_sample.json");
+  const std::string scaling = train_charts(run, "scaling"), eff = train_charts(run, "efficiency");
+  REQUIRE_FALSE(eff.empty());
+  CHECK(scaling.find("impossible") == std::string::npos);
+  // A flag on a per-GPU metric takes the point out of the aggregate throughput chart too.
+  flag_point(run, 106);
+  CHECK(title_count(train_charts(run, "scaling")) + 1 == title_count(scaling));
+  CHECK(train_charts(run, "scaling").find("1 point with impossible values left out") !=
+        std::string::npos);
+  CHECK(title_count(train_charts(run, "efficiency")) + 1 == title_count(eff));
+  // The baseline: batch 128's efficiencies are ratios to an impossible value, none is drawn.
+  flag_point(run, 105);
+  const std::string eff2 = train_charts(run, "efficiency");
+  CHECK(title_count(eff2) + 4 == title_count(eff));
+  CHECK(eff2.find("2 points with impossible values left out") != std::string::npos);
+}
