@@ -195,8 +195,8 @@ void flag_point(mgbench::RunResult& run, std::size_t index) {
 
 }  // namespace
 
-TEST_CASE("a point flagged impossible is left out of the scaling charts; a flagged baseline "
-          "takes its series out of the efficiency chart", "[reports][charts]") {
+TEST_CASE("a point flagged impossible is left out of the scaling charts, and a flagged "
+          "baseline takes its series out of the efficiency chart", "[reports][charts]") {
   // The sample's train_step series: batch 32, 64, 128, 256, each on 1, 2, 4 and 8 GPUs; batch
   // 128 is points 105 (1 GPU, the baseline) to 108.
   mgbench::RunResult run =
