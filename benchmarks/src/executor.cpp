@@ -367,8 +367,7 @@ class GroupRun {
     enqueue();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
     shared_->set_op_estimate(p.rank, now_s() - start);
-    shared_->set_where(fmt::format("point {}, warm-up", p.planned.index));
-    shared_->barrier(p.rank, "first op");
+    shared_->barrier(p.rank, "warm-up: first op");
     // One op to size warm-up and batching (collective).
     const double first = shared_->timed_sample(p.rank, enqueue, 1, 0).first;
     const double op_s = std::max(first, 1e-7);
@@ -382,7 +381,7 @@ class GroupRun {
     for (int i = 0; i < warm; ++i) enqueue();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
     p.warmup_s = now_s() - start;
-    shared_->barrier(p.rank, "done");
+    shared_->barrier(p.rank, "warm-up: done");
     return op_s;
   }
 
@@ -420,6 +419,7 @@ class GroupRun {
       decision = shared_->broadcast(p.rank, decision, shared_->int_slot, "stop decision");
       if (decision != 0) break;
     }
+    shared_->set_where(fmt::format("point {}", p.planned.index));
     p.result.telemetry = end_point_telemetry(ctx_, p.rank, shared_->step_name("telemetry"));
     if (options_.time_both && options_.time_both(p.planned.params)) {
       const TimingMethod other = other_method(p.env.timing);
@@ -445,8 +445,7 @@ class GroupRun {
     std::unique_ptr<ScopedWatchdog> watchdog = std::make_unique<ScopedWatchdog>(
         shared_->comms, shared_->arms_watchdog(p.rank),
         watchdog_deadline_s(settings, settings.stopping.max_time_s + kVerifyWindowS));
-    shared_->set_where(fmt::format("point {}, verification", p.planned.index));
-    shared_->barrier(p.rank, "armed");
+    shared_->barrier(p.rank, "verify: armed");
     try {
       p.verification = p.point->verify();
       p.rank_detail = p.point->rank_details();
@@ -472,7 +471,6 @@ class GroupRun {
       own_mean /= static_cast<double>(own[0].size());
     }
     Gathered g;
-    shared_->set_where(fmt::format("point {}, results", p.planned.index));
     g.medians = shared_->gather_double(p.rank, own_median, "medians");
     g.means = shared_->gather_double(p.rank, own_mean, "means");
     Json mine{{"rank", p.rank},

@@ -220,7 +220,7 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
   enqueue_failed_[rank] = error ? 1 : 0;
   if (processes_ != nullptr) {  // every process learns who failed, then opens its own gate
     const std::vector<Json> failed =
-        gather_json(rank, static_cast<int>(enqueue_failed_[rank]), "sample: enqueued");
+        gather_json(rank, static_cast<int>(enqueue_failed_[rank]), "start gates enqueued");
     for (int r = 0; r < n_; ++r) enqueue_failed_[r] = failed[r].get<int>() != 0 ? 1 : 0;
   } else {
     barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
@@ -278,7 +278,7 @@ GroupShared::SampleRound GroupShared::settle_processes(double mine, const RankOu
                     {"message", own.message},
                     {"aborted", comms != nullptr && comms->aborted()}};
   SampleRound round;
-  for (const Json& r : gather_json(processes_->rank(), sample, "sample: measured")) {
+  for (const Json& r : gather_json(processes_->rank(), sample, "times measured")) {
     round.slowest = std::max(round.slowest, r.at("seconds").get<double>());
     round.aborted = round.aborted || r.at("aborted").get<bool>();
     const Status status = status_from_string(r.at("status").get<std::string>());

@@ -42,7 +42,7 @@ Json node_summary(double t0, const std::vector<int>& devices, const std::vector<
   for (int d : devices) {
     gpus.push_back(Json{{"device", d}, {"avg_power_w", power + d}});
     Json values = Json::array();
-    for (std::size_t i = 0; i < ticks.size(); ++i) values.push_back(power + d + i);
+    for (std::size_t i = 0; i < ticks.size(); ++i) values.push_back(power + d + static_cast<double>(i));
     per_gpu.push_back(Json{{"device", d}, {"power_w", values}});
   }
   return Json{{"interval_s", 0.1},   {"duration_s", ticks.back()}, {"t0_unix_s", t0},

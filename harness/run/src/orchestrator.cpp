@@ -108,6 +108,14 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   return outcome;
 }
 
+// Rank 0 of a launch waits at a collective for late ranks: said while it waits.
+void warn_stall(std::size_t group, const WorkerStall& stall) {
+  if (stall.missing.empty()) return;
+  spdlog::warn("group {}: rank 0 has waited {:.1f} s at '{}' for {} rank(s), rank {} on {} first",
+               group, stall.waited_s, one_line(stall.step), stall.missing.size(),
+               stall.missing[0].rank, one_line(stall.missing[0].host));
+}
+
 // Why an attempt ended badly: the worker's fatal line (with a launcher, naming the rank and its
 // host), and how the worker or the launcher ended.
 std::string failure_reason(const AttemptOutcome& outcome, Launcher launcher) {
@@ -413,12 +421,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
       Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
       [&](const WorkerMessage& m) {
         watch.observe(m);
-        if (m.kind == WorkerMessageKind::stalled && !m.stall.missing.empty()) {
-          spdlog::warn("group {}: rank 0 has waited {:.1f} s at {} for {} rank(s), rank {} on {} "
-                       "first", group.index, m.stall.waited_s, one_line(m.stall.step),
-                       m.stall.missing.size(), m.stall.missing[0].rank,
-                       one_line(m.stall.missing[0].host));
-        }
+        if (m.kind == WorkerMessageKind::stalled) warn_stall(group.index, m.stall);
         if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
         // An index outside this attempt's points must never stand for another point.
         if (!find_point(m.index) || reported.count(m.index)) {

@@ -19,7 +19,8 @@ class ProcessGroup {
   virtual const std::string& host() const = 0;  // this process's node
 
   // Every process calls each collective, in the same order. `step` says where the ranks are
-  // (e.g. "point 3, sample 2: enqueued"): a launch names it when a rank does not arrive.
+  // (e.g. "point 3, sample 2: start gates enqueued"): a launch names it when a rank does not
+  // arrive.
   virtual void barrier(const std::string& step) = 0;
   virtual std::string broadcast(const std::string& from_rank0, const std::string& step) = 0;
   // Every rank's value, in rank order, on every rank.
