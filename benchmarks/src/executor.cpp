@@ -347,7 +347,8 @@ class GroupRun {
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
     } catch (...) {
       mine = outcome_of(std::current_exception(), p.rank);
-      if (observes_telemetry(ctx_, p.rank)) (void)ctx_.observer->end_point();  // no gather: out of step
+      // No gather: the ranks are out of step.
+      if (observes_telemetry(ctx_, p.rank)) (void)ctx_.observer->end_point();
       if (!shared_->take_in_step_failure(p.rank)) {
         shared_->fail(p.rank, message_of(std::current_exception()));
       }

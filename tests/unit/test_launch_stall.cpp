@@ -42,7 +42,9 @@ Json node_summary(double t0, const std::vector<int>& devices, const std::vector<
   for (int d : devices) {
     gpus.push_back(Json{{"device", d}, {"avg_power_w", power + d}});
     Json values = Json::array();
-    for (std::size_t i = 0; i < ticks.size(); ++i) values.push_back(power + d + static_cast<double>(i));
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+      values.push_back(power + d + static_cast<double>(i));
+    }
     per_gpu.push_back(Json{{"device", d}, {"power_w", values}});
   }
   return Json{{"interval_s", 0.1},   {"duration_s", ticks.back()}, {"t0_unix_s", t0},
@@ -86,7 +88,9 @@ TEST_CASE("a stalled message with a bad field is refused with a reason") {
   rejection(line("\"s\"", "1", "[{\"rank\":1,\"host\":\"" + long_host + "\"}]"));
   rejection("{\"type\":\"stalled\",\"step\":\"s\",\"waited_s\":1}");
   Json many = Json::array();
-  for (std::size_t i = 0; i <= kMaxStallRanks; ++i) many.push_back(Json{{"rank", 1}, {"host", "h"}});
+  for (std::size_t i = 0; i <= kMaxStallRanks; ++i) {
+    many.push_back(Json{{"rank", 1}, {"host", "h"}});
+  }
   rejection(line("\"s\"", "1", dump_json(many)));
 }
 

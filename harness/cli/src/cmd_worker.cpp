@@ -113,8 +113,8 @@ int run_process_rank() {
   }
   input = group->broadcast(input, "the group's request");
   if (group->rank() == 0) {  // its host: the orchestrator names it when rank 0 itself hangs
-    write_all(fd, make_worker_line(Json{
-                      {"type", "hello"}, {"pid", ::getpid()}, {"rank", 0}, {"host", group->host()}}));
+    const Json hello{{"type", "hello"}, {"pid", ::getpid()}, {"rank", 0}, {"host", group->host()}};
+    write_all(fd, make_worker_line(hello));
   }
   try {
     const GroupSpec spec = Json::parse(input).at("group").get<GroupSpec>();

@@ -148,7 +148,9 @@ void LaunchWatch::observe(const WorkerMessage& message) {
 }
 
 std::string LaunchWatch::timeout_reason(double timeout_s, bool launched) const {
-  if (!launched) return fmt::format("group made no progress for {:.0f} s (--group-timeout)", timeout_s);
+  if (!launched) {
+    return fmt::format("group made no progress for {:.0f} s (--group-timeout)", timeout_s);
+  }
   const std::string tail = fmt::format("no progress for {:.0f} s (--group-timeout)", timeout_s);
   if (!stall_) {
     const std::string host = rank0_host_.empty() ? "an unknown host" : one_line(rank0_host_);
