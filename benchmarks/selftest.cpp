@@ -22,6 +22,7 @@
 //                that a fresh worker runs the points left
 //   rank-crash   with a process per GPU, the last rank aborts (with threads: crash)
 //   rank-hang    with a process per GPU, the last rank sleeps for ever (with threads: hang)
+//   rank0-hang   with a process per GPU, rank 0 sleeps for ever (with threads: hang)
 // With a process per GPU (mpirun, srun), every point of every behaviour also exercises the
 // process group: each rank checks that it runs rank 0's group and hands in rank + 1, and rank
 // 0 checks the gathered sum (a wrong sum is a `wrong` point, another group a `failed` one).
@@ -52,6 +53,7 @@
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/model/workload.hpp"
+#include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench {
 namespace {
@@ -180,7 +182,8 @@ void hang_in_collective(GroupContext& ctx, const PlannedPoint& planned) {
 // The process group's checks for one point (see the header), recorded in the point.
 void check_process_group(ProcessGroup& group, const GroupSpec& spec, PointResult& r) {
   const std::string plan = dump_json(Json(spec));
-  const bool same_plan = group.broadcast(plan) == plan;
+  const std::string where = fmt::format("point {}: ", r.index);
+  const bool same_plan = group.broadcast(plan, where + "the group's plan") == plan;
   const Json mine{{"rank", group.rank()},         {"value", group.rank() + 1},
                   {"host", group.host()},         {"local_rank", group.local_rank()},
                   {"same_plan", same_plan}};
@@ -188,7 +191,7 @@ void check_process_group(ProcessGroup& group, const GroupSpec& spec, PointResult
   std::int64_t sum = 0;
   bool all_same = true;
   std::vector<std::string> hosts;
-  for (const std::string& text : group.all_gather(dump_json(mine))) {
+  for (const std::string& text : group.all_gather(dump_json(mine), where + "the ranks' values")) {
     const Json rank = Json::parse(text);
     sum += rank.at("value").get<std::int64_t>();
     all_same = all_same && rank.at("same_plan").get<bool>();
@@ -213,6 +216,20 @@ void check_process_group(ProcessGroup& group, const GroupSpec& spec, PointResult
   r.verification["ok"] = r.status == Status::ok;
 }
 
+// The point's telemetry (an observer exists under MGBENCH_TEST_FAKE_TELEMETRY or with NVML):
+// with processes, every node leader's, gathered to rank 0 like the executor does.
+Json point_telemetry(GroupContext& ctx, std::size_t index) {
+  Json mine = ctx.observer != nullptr ? ctx.observer->end_point() : Json();
+  if (ctx.processes != nullptr && ctx.spec.settings.telemetry) {
+    mine = gather_node_telemetry(*ctx.processes, mine, fmt::format("point {}: telemetry", index));
+  }
+  return mine;
+}
+
+bool first_rank(const GroupContext& ctx) {
+  return ctx.processes == nullptr || ctx.processes->rank() == 0;
+}
+
 bool last_rank(const GroupContext& ctx) {
   return ctx.processes == nullptr || ctx.processes->rank() == ctx.processes->size() - 1;
 }
@@ -220,9 +237,13 @@ bool last_rank(const GroupContext& ctx) {
 void run_selftest_group(GroupContext& ctx) {
   for (const auto& planned : ctx.spec.points) {
     ctx.sink.point_started(planned.index);
+    if (ctx.observer != nullptr) ctx.observer->begin_point(ctx.spec.devices);
     const std::string behavior = planned.params.value("behavior", "ok");
     if (behavior == "crash" || (behavior == "rank-crash" && last_rank(ctx))) std::abort();
-    if (behavior == "hang" || (behavior == "rank-hang" && last_rank(ctx))) hang();
+    if (behavior == "hang" || (behavior == "rank-hang" && last_rank(ctx)) ||
+        (behavior == "rank0-hang" && first_rank(ctx))) {
+      hang();
+    }
     if (behavior == "interrupt" && ctx.processes != nullptr) {
       throw UsageError("selftest: 'interrupt' stops the worker's parent: a local worker only");
     }
@@ -245,6 +266,7 @@ void run_selftest_group(GroupContext& ctx) {
     if (behavior == "brief") sleep_ms(20);
     PointResult r = make_result(ctx, planned, behavior);
     if (ctx.processes != nullptr) check_process_group(*ctx.processes, ctx.spec, r);
+    r.telemetry = point_telemetry(ctx, planned.index);
     if (behavior == "interrupt") report_then_interrupt(ctx, r);
     ctx.sink.point_finished(r);
   }
@@ -276,7 +298,8 @@ const bool registered =
                                     .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
                                               "brief", "nan", "chatty", "silent-exit",
                                               "bad-index", "interrupt", "steady", "setup-crash",
-                                              "hang-in-collective", "rank-crash", "rank-hang"}))
+                                              "hang-in-collective", "rank-crash", "rank-hang",
+                                              "rank0-hang"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

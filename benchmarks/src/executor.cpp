@@ -182,7 +182,7 @@ class GroupRun {
     ProcessGroup* processes = ctx_.processes;
     if (processes == nullptr) return std::make_unique<NcclComms>(ctx_.spec.devices, timeout_s);
     const std::string id = processes->broadcast(
-        processes->rank() == 0 ? NcclComms::new_unique_id() : std::string());
+        processes->rank() == 0 ? NcclComms::new_unique_id() : std::string(), "NCCL unique id");
     return std::make_unique<NcclComms>(device_of(processes->rank()), processes->rank(),
                                        processes->size(), id, timeout_s);
   }
@@ -268,6 +268,7 @@ class GroupRun {
   RankOutcome run_point(int rank, int device, RankResources& res, const PlannedPoint& planned) {
     PointRun p(planned, rank, device, res);
     p.result = base_result(planned);
+    shared_->set_where(fmt::format("point {}", planned.index));
     try {
       if (skip_above_boundary(p)) return {};
       make_env(p);
@@ -298,7 +299,7 @@ class GroupRun {
       ctx_.sink.point_started(p.planned.index);
       if (ctx_.spec.settings.batch_auto) skip_reason = boundary_.skip_reason(p.planned.params);
     }
-    skip_reason = shared_->broadcast(p.rank, skip_reason, shared_->string_slot);
+    skip_reason = shared_->broadcast(p.rank, skip_reason, shared_->string_slot, "skip decision");
     if (skip_reason.empty()) return false;
     if (p.rank == 0) {
       p.result.status = Status::skipped;
@@ -346,7 +347,8 @@ class GroupRun {
       MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
     } catch (...) {
       mine = outcome_of(std::current_exception(), p.rank);
-      if (p.rank == 0 && ctx_.observer) (void)ctx_.observer->end_point();
+      // No gather: the ranks are out of step.
+      if (observes_telemetry(ctx_, p.rank)) (void)ctx_.observer->end_point();
       if (!shared_->take_in_step_failure(p.rank)) {
         shared_->fail(p.rank, message_of(std::current_exception()));
       }
@@ -395,7 +397,7 @@ class GroupRun {
     const double slowdown = settings.test_slowdown;
     const auto busy_ns = static_cast<std::uint64_t>(std::max(0.0, slowdown) * op_s *
                                                     static_cast<double>(p.reps) * 1e9);
-    if (p.rank == 0 && ctx_.observer) ctx_.observer->begin_point(ctx_.spec.devices);
+    if (observes_telemetry(ctx_, p.rank)) ctx_.observer->begin_point(ctx_.spec.devices);
     p.record.per_rank.assign(1, {});
     std::vector<double> sample_totals;
     // timing=graph: the sample's ops captured once, the graph launched per sample.
@@ -406,7 +408,8 @@ class GroupRun {
     const std::function<void()> launch_graph = [&] { graph->launch(p.res.stream); };
     const int launches = graph ? 1 : static_cast<int>(p.reps);
     const double loop_start = now_s();
-    while (true) {
+    for (std::size_t n = 1;; ++n) {
+      shared_->set_where(fmt::format("point {}, sample {}", p.planned.index, n));
       const auto [slowest, own] = shared_->timed_sample(p.rank, graph ? launch_graph : enqueue,
                                                         launches, busy_ns, gated);
       p.record.headline.push_back(slowest / static_cast<double>(p.reps));
@@ -414,10 +417,11 @@ class GroupRun {
       sample_totals.push_back(slowest);  // whole samples: min_time counts measured time
       int decision = 0;
       if (p.rank == 0) decision = stop_decision(sample_totals, now_s() - loop_start);
-      decision = shared_->broadcast(p.rank, decision, shared_->int_slot);
+      decision = shared_->broadcast(p.rank, decision, shared_->int_slot, "stop decision");
       if (decision != 0) break;
     }
-    if (p.rank == 0 && ctx_.observer) p.result.telemetry = ctx_.observer->end_point();
+    shared_->set_where(fmt::format("point {}", p.planned.index));
+    p.result.telemetry = end_point_telemetry(ctx_, p.rank, shared_->step_name("telemetry"));
     if (options_.time_both && options_.time_both(p.planned.params)) {
       const TimingMethod other = other_method(p.env.timing);
       const int reps = ops_per_sample(settings, op_s,
@@ -468,8 +472,8 @@ class GroupRun {
       own_mean /= static_cast<double>(own[0].size());
     }
     Gathered g;
-    g.medians = shared_->gather_double(p.rank, own_median);
-    g.means = shared_->gather_double(p.rank, own_mean);
+    g.medians = shared_->gather_double(p.rank, own_median, "medians");
+    g.means = shared_->gather_double(p.rank, own_mean, "means");
     Json mine{{"rank", p.rank},
               {"device", p.device},
               {"cpus", format_cpu_list(current_thread_cpus())},
@@ -477,7 +481,7 @@ class GroupRun {
               {"details", p.rank_detail},
               {"verification", p.verification.details}};
     if (ctx_.processes != nullptr) mine["host"] = ctx_.processes->host();
-    g.details = shared_->gather_json(p.rank, std::move(mine));
+    g.details = shared_->gather_json(p.rank, std::move(mine), "rank details");
     release_point(p);
     p.combined = shared_->combine(p.rank, p.combined);
     return g;

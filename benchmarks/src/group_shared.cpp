@@ -117,9 +117,13 @@ GroupShared::GroupShared(const std::vector<int>& devices, const RunSettings& set
       times_(n_), outcomes_(n_), in_step_failure_(n_, 0), resources_(n_, nullptr),
       drained_rank_(n_, 0) {}
 
+std::string GroupShared::step_name(const char* step) const {
+  return where_.empty() ? std::string(step) : where_ + ": " + step;
+}
+
 void GroupShared::barrier(int rank, const char* step) {
   if (processes_ != nullptr) {
-    processes_->barrier();
+    processes_->barrier(step_name(step));
   } else {
     barrier_.wait(rank, step);
   }
@@ -163,7 +167,7 @@ bool GroupShared::take_in_step_failure(int rank) {
 std::vector<void*> GroupShared::all_gather_ptr(int rank, void* mine) {
   if (processes_ != nullptr) {  // values only: an address means nothing in another process
     std::vector<void*> all;
-    for (const Json& v : gather_json(rank, reinterpret_cast<std::uintptr_t>(mine))) {
+    for (const Json& v : gather_json(rank, reinterpret_cast<std::uintptr_t>(mine), "pointers")) {
       all.push_back(reinterpret_cast<void*>(v.get<std::uintptr_t>()));
     }
     return all;
@@ -215,7 +219,8 @@ std::pair<double, double> GroupShared::timed_sample(int rank,
   }
   enqueue_failed_[rank] = error ? 1 : 0;
   if (processes_ != nullptr) {  // every process learns who failed, then opens its own gate
-    const std::vector<Json> failed = gather_json(rank, static_cast<int>(enqueue_failed_[rank]));
+    const std::vector<Json> failed =
+        gather_json(rank, static_cast<int>(enqueue_failed_[rank]), "start gates enqueued");
     for (int r = 0; r < n_; ++r) enqueue_failed_[r] = failed[r].get<int>() != 0 ? 1 : 0;
   } else {
     barrier(rank, "sample: enqueued");  // everything enqueued behind the gates
@@ -273,7 +278,7 @@ GroupShared::SampleRound GroupShared::settle_processes(double mine, const RankOu
                     {"message", own.message},
                     {"aborted", comms != nullptr && comms->aborted()}};
   SampleRound round;
-  for (const Json& r : gather_json(processes_->rank(), sample)) {
+  for (const Json& r : gather_json(processes_->rank(), sample, "times measured")) {
     round.slowest = std::max(round.slowest, r.at("seconds").get<double>());
     round.aborted = round.aborted || r.at("aborted").get<bool>();
     const Status status = status_from_string(r.at("status").get<std::string>());
@@ -308,7 +313,7 @@ RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
     RankOutcome worst;
     const Json own{{"status", to_string(mine.status)}, {"message", mine.message},
                    {"sticky", mine.sticky}};
-    for (const Json& r : gather_json(rank, own)) {
+    for (const Json& r : gather_json(rank, own, "outcomes")) {
       const Status status = status_from_string(r.at("status").get<std::string>());
       if (severity(status) > severity(worst.status)) {
         worst.status = status;
@@ -329,10 +334,10 @@ RankOutcome GroupShared::combine(int rank, const RankOutcome& mine) {
   return worst;
 }
 
-std::vector<Json> GroupShared::gather_json(int rank, Json value) {
+std::vector<Json> GroupShared::gather_json(int rank, Json value, const char* step) {
   if (processes_ != nullptr) {
     std::vector<Json> all;
-    for (const std::string& text : processes_->all_gather(dump_json(value))) {
+    for (const std::string& text : processes_->all_gather(dump_json(value), step_name(step))) {
       all.push_back(Json::parse(text));
     }
     return all;
@@ -348,10 +353,10 @@ std::vector<Json> GroupShared::gather_json(int rank, Json value) {
   return all;
 }
 
-std::vector<double> GroupShared::gather_double(int rank, double value) {
+std::vector<double> GroupShared::gather_double(int rank, double value, const char* step) {
   if (processes_ != nullptr) {
     std::vector<double> all;
-    for (const Json& v : gather_json(rank, value)) all.push_back(v.get<double>());
+    for (const Json& v : gather_json(rank, value, step)) all.push_back(v.get<double>());
     return all;
   }
   times_[rank] = value;

@@ -94,6 +94,12 @@ class GroupShared {
 
   int size() const { return n_; }
   void barrier(int rank, const char* step);
+  // Where the ranks are (e.g. "point 3, sample 2"): with a process group, the steps of its
+  // collectives are named "<where>: <step>", which a report of a late rank shows.
+  void set_where(std::string where) {
+    if (processes_ != nullptr) where_ = std::move(where);  // one rank thread: no race
+  }
+  std::string step_name(const char* step) const;
   const RunSettings& settings() const { return settings_; }
   ProcessGroup* processes() const { return processes_; }
   // Whether this rank arms its NCCL watchdog: rank 0 of threads, every process.
@@ -130,9 +136,9 @@ class GroupShared {
   RankOutcome combine(int rank, const RankOutcome& mine);
   // Broadcast of a value from rank 0 (collective).
   template <typename T>
-  T broadcast(int rank, const T& value, T& slot) {
+  T broadcast(int rank, const T& value, T& slot, const char* step = "broadcast") {
     if (processes_ != nullptr) {
-      return Json::parse(processes_->broadcast(dump_json(Json(value)))).get<T>();
+      return Json::parse(processes_->broadcast(dump_json(Json(value)), step_name(step))).get<T>();
     }
     if (rank == 0) slot = value;
     barrier(rank, "broadcast");
@@ -141,8 +147,8 @@ class GroupShared {
     return out;
   }
   // Gathers a JSON value per rank (collective).
-  std::vector<Json> gather_json(int rank, Json value);
-  std::vector<double> gather_double(int rank, double value);
+  std::vector<Json> gather_json(int rank, Json value, const char* step = "gather");
+  std::vector<double> gather_double(int rank, double value, const char* step = "gather");
 
   // Rank 0's estimate of one op's seconds, which sizes the NCCL watchdog's deadline for the
   // timed samples (only rank 0 arms it; other ranks' calls do nothing).
@@ -180,6 +186,7 @@ class GroupShared {
                                std::unique_ptr<ScopedWatchdog>& watchdog);
 
   ProcessGroup* processes_;
+  std::string where_;
   int n_;
   RankBarrier barrier_;
   const RunSettings& settings_;

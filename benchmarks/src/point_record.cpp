@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/model/measurement.hpp"
+#include "mgbench/platform/telemetry.hpp"
 #include "timing_methods.hpp"
 
 namespace mgbench::bench {
@@ -57,6 +58,18 @@ void check_stopping(const StoppingCriteria& c) {
         "stop rule: invalid criteria (max_noise {}, min_time_s {}, max_time_s {})", c.max_noise,
         c.min_time_s, c.max_time_s));
   }
+}
+
+bool observes_telemetry(const GroupContext& ctx, int rank) {
+  return ctx.observer != nullptr && (ctx.processes != nullptr || rank == 0);
+}
+
+Json end_point_telemetry(const GroupContext& ctx, int rank, const std::string& step) {
+  Json mine = observes_telemetry(ctx, rank) ? ctx.observer->end_point() : Json();
+  if (ctx.processes != nullptr && ctx.spec.settings.telemetry) {
+    mine = gather_node_telemetry(*ctx.processes, mine, step);
+  }
+  return rank == 0 ? mine : Json();
 }
 
 }  // namespace mgbench::bench

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "chart_common.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/reports/format.hpp"
 
 namespace mgbench::reports::detail {
@@ -36,6 +39,20 @@ std::vector<svg::Band> throttle_bands(const std::vector<double>& t,
     }
   }
   return bands;
+}
+
+// "GPU 3", or with a process per GPU "GPU 3 on host" (and the node past the first, whose
+// host may have the same name), and the charts' id prefix.
+std::pair<std::string, std::string> gpu_label(const Json& g, std::size_t index) {
+  const std::string device =
+      g.contains("device") ? format_json_value(g["device"]) : std::to_string(index);
+  const int node = g.contains("node") && g["node"].is_number_integer() ? g["node"].get<int>() : 0;
+  std::string title = "GPU " + device;
+  if (g.contains("host") && g["host"].is_string()) {
+    title += " on " + one_line(g["host"].get<std::string>());
+  }
+  if (node > 0) title += fmt::format(" (node {})", node);
+  return {title, (node > 0 ? fmt::format("node{}-", node) : std::string()) + "gpu-" + device};
 }
 
 }  // namespace
@@ -70,15 +87,14 @@ void telemetry_charts(const RunResult& run, ChartList& charts) {
   std::size_t gi = 0;
   for (const auto& g : ts["per_gpu"]) {
     if (!g.is_object()) continue;
-    const std::string device =
-        g.contains("device") ? format_json_value(g["device"]) : std::to_string(gi);
+    const auto [title, id] = gpu_label(g, gi);
     const std::vector<svg::Band> bands =
         throttle_bands(t, numbers_of(g.value("throttled", Json::array())));
     for (const auto& m : metrics) {
       const std::vector<double> v = numbers_of(g.value(m.key, Json::array()));
       if (v.empty()) continue;
       svg::LineChart c;
-      c.title = "GPU " + device + ": " + m.name;
+      c.title = title + ": " + m.name;
       c.width = 480;
       c.height = 300;
       // The run-level series joins the measured points back to back ("points" lists them).
@@ -104,7 +120,7 @@ void telemetry_charts(const RunResult& run, ChartList& charts) {
       c.series.push_back(std::move(s));
       c.bands = bands;
       c.band_label = "throttled";
-      charts.add("telemetry", "timeline", c, "gpu-" + device + "-" + m.key);
+      charts.add("telemetry", "timeline", c, id + "-" + m.key);
     }
     ++gi;
   }

@@ -1,7 +1,8 @@
 // One process per GPU through mpirun, on this GPU-less machine: the CPU selftest workload over
 // 1 to 4 ranks (fake devices). Bootstrap, every rank running rank 0's group, the gather to rank
-// 0, two "hosts" on localhost, a rank that crashes, a rank that hangs, and Ctrl-C then
-// --resume. Skipped (exit 77, with the reason) where mpirun or MPI support is missing.
+// 0, two "hosts" on localhost, a rank that crashes, a rank that hangs (named with its host,
+// rank 0 too), every node's telemetry (fake) gathered to rank 0, and Ctrl-C then --resume.
+// Skipped (exit 77, with the reason) where mpirun or MPI support is missing.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -22,6 +23,13 @@ using mgbench::test::kQuiet;
 using mgbench::test::run_mgbench;
 
 namespace {
+
+// The name MPI gives this machine's processes (MPI_Get_processor_name: the host name).
+std::string this_host() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
 
 // Skips the test where it cannot run; returns the environment of a selftest sweep with
 // `devices` fake GPUs (and mpirun's consent to run as root, in the test only).
@@ -68,10 +76,11 @@ struct Swept {
   mgbench::RunResult run;
   std::string err;
 };
-Swept sweep_mpirun(const std::string& args, int devices) {
-  const std::string env = mpi_env(devices);
+Swept sweep_mpirun(const std::string& args, int devices, const std::string& extra_env = "",
+                   const std::string& quiet = kQuiet) {
+  const std::string env = mpi_env(devices) + extra_env;
   const std::string out = mgbench::test::temp_dir("mpi-sweep");
-  const auto r = run_mgbench("sweep" + kMpirun + " " + args + " --out " + out + kQuiet, env);
+  const auto r = run_mgbench("sweep" + kMpirun + " " + args + " --out " + out + quiet, env);
   Swept swept{r.exit_code, {}, r.err};
   INFO(r.err);
   REQUIRE(std::filesystem::exists(out + "/results.json"));
@@ -143,6 +152,61 @@ TEST_CASE("mpirun: a rank that hangs times its point out, and the next group sti
     CHECK(p.status == Status::timeout);
     CHECK(p.message.find("--group-timeout") != std::string::npos);
   }
+}
+
+TEST_CASE("mpirun: a hung rank is named with its host and step and a fresh launch runs the rest") {
+  const auto [exit_code, run, err] = sweep_mpirun(
+      "--gpus 3 --oversubscribe --param behavior=ok,rank-hang,ok --group-timeout 8", 3);
+  INFO(err);
+  CHECK(exit_code == 4);
+  REQUIRE(run.points.size() == 3);
+  CHECK(run.points[0].status == Status::ok);
+  const auto& hung = run.points[1];
+  INFO(hung.message);
+  CHECK(hung.status == Status::timeout);
+  // Rank 0 waited for rank 2 at the plan's broadcast, a quarter of the group timeout.
+  CHECK(hung.message.find("rank 2 on " + this_host() + " did not reach 'point 1: ") == 0);
+  CHECK(hung.message.find("--group-timeout") != std::string::npos);
+  CHECK(run.points[2].status == Status::ok);  // a fresh launch: nothing finished is lost
+  check_gathered(run.points[2]);
+}
+
+TEST_CASE("mpirun: a hung rank 0 is named with its host") {
+  const auto [exit_code, run, err] =
+      sweep_mpirun("--gpus 2 --param behavior=rank0-hang,ok --group-timeout 6", 2);
+  INFO(err);
+  CHECK(exit_code == 4);
+  REQUIRE(run.points.size() == 2);
+  INFO(run.points[0].message);
+  CHECK(run.points[0].status == Status::timeout);
+  CHECK(run.points[0].message.find("rank 0 on " + this_host() + " made no progress") == 0);
+  CHECK(run.points[1].status == Status::ok);
+}
+
+TEST_CASE("mpirun: every node leader samples its GPUs and rank 0 merges them with their hosts") {
+  const auto [exit_code, run, err] =
+      sweep_mpirun("--gpus 1,2,4 --hosts localhost:2,127.0.0.1:2", 2,
+                   " MGBENCH_TEST_FAKE_TELEMETRY=1 MGBENCH_TEST_RANKS_PER_NODE=2",
+                   " --no-history --no-report --skip-doctor -q");  // telemetry on
+  INFO(err);
+  CHECK(exit_code == 0);
+  REQUIRE(run.points.size() == 3);
+  for (const auto& p : run.points) {
+    INFO("point " << p.index << " on " << p.gpus << " GPU(s)");
+    CHECK(p.status == mgbench::Status::ok);
+    REQUIRE(p.telemetry.is_object());
+    const auto& gpus = p.telemetry.at("gpus");
+    REQUIRE(gpus.size() == static_cast<std::size_t>(p.gpus));
+    REQUIRE(p.telemetry.at("series").at("per_gpu").size() == gpus.size());
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      CHECK(gpus[i].at("node") == static_cast<int>(i) / 2);  // nodes of two ranks
+      CHECK(gpus[i].at("device") == static_cast<int>(i) % 2);
+      CHECK(gpus[i].at("host") == this_host());
+      CHECK(gpus[i].at("power_w").at("mean") == 500.0 + 10.0 * static_cast<double>(i % 2));
+    }
+  }
+  // The run's series: one line per node and GPU (node 1's GPU 0 is not node 0's).
+  CHECK(run.telemetry_series.at("per_gpu").size() == 4);
 }
 
 TEST_CASE("mpirun: Ctrl-C stops the sweep, --resume runs the rest, nothing twice") {

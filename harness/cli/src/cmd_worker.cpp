@@ -105,18 +105,20 @@ void arm_fatal_signal_lines(int fd, const ProcessGroup& group) {
 int run_process_rank() {
   const int fd = ::dup(1);
   ::dup2(2, 1);
-  const std::unique_ptr<ProcessGroup> group = start_mpi_group(fd);
+  const std::unique_ptr<LaunchedGroup> group = start_mpi_group(fd);
   arm_fatal_signal_lines(fd, *group);
   std::string input;
   if (group->rank() == 0) {
     input.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   }
-  input = group->broadcast(input);
-  if (group->rank() == 0) {
-    write_all(fd, make_worker_line(Json{{"type", "hello"}, {"pid", ::getpid()}}));
+  input = group->broadcast(input, "the group's request");
+  if (group->rank() == 0) {  // its host: the orchestrator names it when rank 0 itself hangs
+    const Json hello{{"type", "hello"}, {"pid", ::getpid()}, {"rank", 0}, {"host", group->host()}};
+    write_all(fd, make_worker_line(hello));
   }
   try {
     const GroupSpec spec = Json::parse(input).at("group").get<GroupSpec>();
+    group->watch_arrivals(arrival_deadline_s(spec.settings.group_timeout_s));
     PipeSink pipe(fd);
     DropSink drop;
     execute_group(spec, group->rank() == 0 ? static_cast<PointSink&>(pipe) : drop, group.get());

@@ -36,7 +36,8 @@ std::map<std::string, std::string> active() {
   std::map<std::string, std::string> hooks;
   // The hooks that change what is measured. A failing journal (kJournalFailAfter) changes no
   // figure: a sweep it stopped must resume without it.
-  for (const char* name : {kFakeDevices, kSlowdown, kTrainDoubleReduce}) {
+  for (const char* name :
+       {kFakeDevices, kSlowdown, kTrainDoubleReduce, kRanksPerNode, kFakeTelemetry}) {
     if (auto value = read(name)) hooks[name] = *value;
   }
   return hooks;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "mgbench/model/stats.hpp"
@@ -299,22 +300,38 @@ std::vector<SeriesPart> place_series_parts(const std::vector<PointResult>& point
   return parts;
 }
 
-// The parts flattened into rows on one time axis, one set of columns per device.
+// One GPU of the run: its node (0 for one node, and for threads) and its device there.
+using GpuKey = std::pair<int, int>;
+GpuKey key_of(const Json& g) {
+  const auto number = [&](const char* key) {
+    return g.contains(key) && g[key].is_number_integer() ? g[key].get<int>() : 0;
+  };
+  return {number("node"), number("device")};
+}
+
+// The parts flattened into rows on one time axis, one set of columns per GPU.
 struct RunColumns {
   std::vector<double> t;
-  std::vector<int> devices;  // ascending
-  std::vector<SeriesColumns> columns;  // per device
+  std::vector<GpuKey> gpus;  // ascending
+  std::vector<std::string> hosts;  // per GPU: its host, "" when the points named none
+  std::vector<SeriesColumns> columns;  // per GPU
   Json point_spans = Json::array();
 };
 
-std::vector<int> series_devices(const std::vector<SeriesPart>& parts) {
-  std::set<int> device_set;
+void list_series_gpus(const std::vector<SeriesPart>& parts, RunColumns& run) {
+  std::map<GpuKey, std::string> gpus;
   for (const auto& part : parts) {
     for (const auto& g : part.series->value("per_gpu", Json::array())) {
-      device_set.insert(g.value("device", 0));
+      std::string& host = gpus[key_of(g)];
+      if (host.empty() && g.contains("host") && g["host"].is_string()) {
+        host = g["host"].get<std::string>();
+      }
     }
   }
-  return std::vector<int>(device_set.begin(), device_set.end());
+  for (const auto& [key, host] : gpus) {
+    run.gpus.push_back(key);
+    run.hosts.push_back(host);
+  }
 }
 
 // Copies one GPU's bucketed values of a part into the rows [first, first + rows).
@@ -334,8 +351,8 @@ void fill_columns(const Json& g, std::size_t first, std::size_t rows, SeriesColu
 
 RunColumns flatten_parts(const std::vector<SeriesPart>& parts) {
   RunColumns run;
-  run.devices = series_devices(parts);
-  run.columns.resize(run.devices.size());
+  list_series_gpus(parts, run);
+  run.columns.resize(run.gpus.size());
   for (const auto& part : parts) {
     const Json& ts = (*part.series)["t_s"];
     const std::size_t rows = ts.size();
@@ -343,9 +360,8 @@ RunColumns flatten_parts(const std::vector<SeriesPart>& parts) {
     for (const auto& v : ts) run.t.push_back(part.offset + json_to_double(v));
     for (auto& c : run.columns) c.resize(first + rows);
     for (const auto& g : part.series->value("per_gpu", Json::array())) {
-      const auto& devices = run.devices;
-      const auto it = std::lower_bound(devices.begin(), devices.end(), g.value("device", 0));
-      fill_columns(g, first, rows, run.columns[static_cast<std::size_t>(it - devices.begin())]);
+      const auto it = std::lower_bound(run.gpus.begin(), run.gpus.end(), key_of(g));
+      fill_columns(g, first, rows, run.columns[static_cast<std::size_t>(it - run.gpus.begin())]);
     }
     run.point_spans.push_back(Json{{"index", part.point->index},
                                    {"workload", part.point->workload},
@@ -364,8 +380,13 @@ Json build_run_series(const std::vector<PointResult>& points, std::size_t max_po
   RunColumns run = flatten_parts(parts);
   const auto ranges = bucket_ranges(run.t.size(), max_points);
   Json per_gpu = Json::array();
-  for (std::size_t d = 0; d < run.devices.size(); ++d) {
-    per_gpu.push_back(bucketed_gpu_series(run.devices[d], run.columns[d], ranges));
+  for (std::size_t i = 0; i < run.gpus.size(); ++i) {
+    Json g = bucketed_gpu_series(run.gpus[i].second, run.columns[i], ranges);
+    if (!run.hosts[i].empty()) {
+      g["node"] = run.gpus[i].first;
+      g["host"] = run.hosts[i];
+    }
+    per_gpu.push_back(std::move(g));
   }
   return Json{{"t_s", bucketed_times(run.t, ranges)},
               {"per_gpu", std::move(per_gpu)},

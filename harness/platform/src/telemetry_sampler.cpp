@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "mgbench/core/test_hooks.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench {
@@ -171,6 +172,45 @@ class NvmlPointObserver final : public PointObserver {
   bool stop_ = false;
 };
 
+// The test hook's observer (MGBENCH_TEST_FAKE_TELEMETRY): two samples per GPU of fixed gauges,
+// summarized by the real summary math.
+class FakePointObserver final : public PointObserver {
+ public:
+  explicit FakePointObserver(double interval_s) : interval_s_(interval_s) {}
+  void begin_point(const std::vector<int>& devices) override {
+    devices_ = devices;
+    t0_ = Clock::now();
+    t0_unix_ = std::chrono::duration<double>(
+                   std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  Json end_point() override {
+    if (devices_.empty()) return Json();
+    const double duration = std::chrono::duration<double>(Clock::now() - t0_).count();
+    std::vector<GpuTrace> traces;
+    for (int d : devices_) {
+      GpuSample s;
+      s.power_w = 500.0 + 10.0 * d;
+      s.temp_c = 60.0;
+      s.sm_clock_mhz = 1980.0;
+      s.mem_clock_mhz = 3201.0;
+      s.util_pct = 100.0;
+      s.reasons = 0;
+      GpuTrace trace;
+      trace.device = d;
+      trace.samples = {s, s};
+      traces.push_back(std::move(trace));
+    }
+    devices_.clear();
+    return summarize_point(interval_s_, duration, t0_unix_, {0.0, duration}, traces);
+  }
+
+ private:
+  double interval_s_;
+  std::vector<int> devices_;
+  Clock::time_point t0_;
+  double t0_unix_ = kNoValue;
+};
+
 std::string cuda_bus_id(int cuda_device) {
   char bus[64] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof(bus), cuda_device) != cudaSuccess) {
@@ -197,6 +237,9 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
 std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
                                                    const std::vector<int>& cuda_devices) {
   if (!settings.telemetry) return nullptr;
+  if (test_hooks::read(test_hooks::kFakeTelemetry) == std::string("1")) {
+    return std::make_unique<FakePointObserver>(settings.telemetry_interval_s);
+  }
   auto nvml = nvml_instance();
   if (!nvml) {
     warn_nvml_unavailable_once("telemetry is off (power, temperature and clocks not recorded)");

@@ -7,7 +7,7 @@ namespace mgbench {
 
 bool built_with_mpi() { return false; }
 
-std::unique_ptr<ProcessGroup> start_mpi_group(int) {
+std::unique_ptr<LaunchedGroup> start_mpi_group(int) {
   throw EnvironmentError("this mgbench was built without MPI (MGBENCH_WITH_MPI)");
 }
 

@@ -108,6 +108,14 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   return outcome;
 }
 
+// Rank 0 of a launch waits at a collective for late ranks: said while it waits.
+void warn_stall(std::size_t group, const WorkerStall& stall) {
+  if (stall.missing.empty()) return;
+  spdlog::warn("group {}: rank 0 has waited {:.1f} s at '{}' for {} rank(s), rank {} on {} first",
+               group, stall.waited_s, one_line(stall.step), stall.missing.size(),
+               stall.missing[0].rank, one_line(stall.missing[0].host));
+}
+
 // Why an attempt ended badly: the worker's fatal line (with a launcher, naming the rank and its
 // host), and how the worker or the launcher ended.
 std::string failure_reason(const AttemptOutcome& outcome, Launcher launcher) {
@@ -117,6 +125,50 @@ std::string failure_reason(const AttemptOutcome& outcome, Launcher launcher) {
 }
 
 }  // namespace
+
+void LaunchWatch::observe(const WorkerMessage& message) {
+  switch (message.kind) {
+    case WorkerMessageKind::hello:
+      if (!message.text.empty()) rank0_host_ = message.text;
+      break;
+    case WorkerMessageKind::started:
+    case WorkerMessageKind::point:
+      stall_.reset();
+      break;
+    case WorkerMessageKind::stalled:
+      if (message.stall.missing.empty()) {
+        stall_.reset();
+      } else {
+        stall_ = message.stall;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+std::string LaunchWatch::timeout_reason(double timeout_s, bool launched) const {
+  if (!launched) {
+    return fmt::format("group made no progress for {:.0f} s (--group-timeout)", timeout_s);
+  }
+  const std::string tail = fmt::format("no progress for {:.0f} s (--group-timeout)", timeout_s);
+  if (!stall_) {
+    const std::string host = rank0_host_.empty() ? "an unknown host" : one_line(rank0_host_);
+    return fmt::format("rank 0 on {} made no progress, and no other rank was late to a "
+                       "collective it waited at; {}", host, tail);
+  }
+  constexpr std::size_t kNamed = 8;  // ranks named in full; the rest are counted
+  std::string ranks;
+  for (std::size_t i = 0; i < stall_->missing.size() && i < kNamed; ++i) {
+    const StalledRank& r = stall_->missing[i];
+    ranks += fmt::format("{}rank {} on {}", i == 0 ? "" : ", ", r.rank, one_line(r.host));
+  }
+  if (stall_->missing.size() > kNamed) {
+    ranks += fmt::format(" and {} more", stall_->missing.size() - kNamed);
+  }
+  return fmt::format("{} did not reach '{}' within {:.3g} s of rank 0 arriving there; {}", ranks,
+                     one_line(stall_->step), stall_->waited_s, tail);
+}
 
 std::atomic<bool>& interrupt_flag() {
   static std::atomic<bool> flag{false};
@@ -365,9 +417,13 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
   std::size_t in_flight = kNone;  // started and not yet reported
   std::set<std::size_t> reported;
+  LaunchWatch watch;
+  const std::vector<std::string> launch = launch_prefix(options_.launch, group.placement);
   const auto outcome = run_worker(
       Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
       [&](const WorkerMessage& m) {
+        watch.observe(m);
+        if (m.kind == WorkerMessageKind::stalled) warn_stall(group.index, m.stall);
         if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
         // An index outside this attempt's points must never stand for another point.
         if (!find_point(m.index) || reported.count(m.index)) {
@@ -385,7 +441,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
         in_flight = kNone;
         record(m.point);
       },
-      launch_prefix(options_.launch, group.placement));
+      launch);
   std::vector<PlannedPoint> left;
   for (const auto& p : points) {
     if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
@@ -398,13 +454,10 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
     return {};
   }
   if (outcome.timed_out) {
-    const std::string why = fmt::format("group made no progress for {:.0f} s (--group-timeout)",
-                                        options_.settings.group_timeout_s);
-    if (in_flight != kNone) record_unfinished(group, *find_point(in_flight), Status::timeout, why);
-    for (const auto& p : left) {
-      record_unfinished(group, p, Status::timeout, "not run: the group timed out");
-    }
-    return {};
+    // A launch (a process per GPU) that hung in a point costs that point only.
+    return after_timeout(group, in_flight != kNone ? find_point(in_flight) : nullptr, left,
+                         watch.timeout_reason(options_.settings.group_timeout_s, !launch.empty()),
+                         !launch.empty() && in_flight != kNone);
   }
   const bool clean = outcome.done && outcome.exit.exited && outcome.exit.code == 0;
   if (clean) {
@@ -429,6 +482,23 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   }
   // Nothing ran: the group itself cannot start (e.g. init failure). Do not loop.
   for (const auto& p : left) record_unfinished(group, p, Status::failed, reason);
+  return {};
+}
+
+std::vector<PlannedPoint> Orchestrator::after_timeout(const PlannedGroup& group,
+                                                      const PlannedPoint* in_flight,
+                                                      const std::vector<PlannedPoint>& left,
+                                                      const std::string& why, bool relaunch) {
+  if (in_flight != nullptr) record_unfinished(group, *in_flight, Status::timeout, why);
+  if (relaunch) {
+    if (!left.empty()) {
+      spdlog::warn("relaunching group {} for its {} remaining point(s)", group.index, left.size());
+    }
+    return left;
+  }
+  for (const auto& p : left) {
+    record_unfinished(group, p, Status::timeout, "not run: the group timed out");
+  }
   return {};
 }
 

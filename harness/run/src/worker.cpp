@@ -30,8 +30,9 @@ void execute_group(const GroupSpec& spec, PointSink& sink, ProcessGroup* process
     throw UsageError("worker: unknown workload '" + spec.workload + "'");
   }
   std::unique_ptr<PointObserver> observer;
-  // With a process per GPU, rank 0 samples the GPUs of its node.
-  if (spec.settings.telemetry && (processes == nullptr || processes->rank() == 0)) {
+  // With a process per GPU, each node's leader samples the GPUs of its node (the executor
+  // gathers the nodes' telemetry to rank 0 at the end of each point).
+  if (spec.settings.telemetry && (processes == nullptr || processes->local_rank() == 0)) {
     observer = make_point_observer(spec.settings, spec.devices);
   }
   GroupContext ctx{spec, sink, observer.get(), processes};

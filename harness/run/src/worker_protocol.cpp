@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -22,6 +23,55 @@
 #include "mgbench/core/test_hooks.hpp"
 
 namespace mgbench {
+
+namespace {
+
+// A string field of at most `max` bytes; `optional`: absent gives "".
+std::string bounded_string(const Json& j, const char* key, std::size_t max, bool optional) {
+  if (optional && !j.contains(key)) return "";
+  const Json& v = j.at(key);
+  if (!v.is_string()) throw UsageError(fmt::format("'{}' is not a string", key));
+  std::string s = v.get<std::string>();
+  if (s.size() > max) throw UsageError(fmt::format("'{}' is longer than {} bytes", key, max));
+  return s;
+}
+
+WorkerStall parse_stall(const Json& j) {
+  WorkerStall stall;
+  stall.step = bounded_string(j, "step", kMaxStepChars, false);
+  const Json& waited = j.at("waited_s");
+  if (!waited.is_number() || !(waited.get<double>() >= 0) || waited.get<double>() > 1e9) {
+    throw UsageError("'waited_s' is not a number of seconds");
+  }
+  stall.waited_s = waited.get<double>();
+  const Json& missing = j.at("missing");
+  if (!missing.is_array() || missing.size() > kMaxStallRanks) {
+    throw UsageError(fmt::format("'missing' is not an array of at most {} ranks", kMaxStallRanks));
+  }
+  for (const Json& r : missing) {
+    if (!r.is_object()) throw UsageError("a missing rank is not an object");
+    StalledRank rank;
+    rank.rank = json_integer<int>(r.at("rank"), "rank");
+    if (rank.rank < 0 || rank.rank >= kMaxRank) throw UsageError("'rank' is out of range");
+    rank.host = bounded_string(r, "host", kMaxHostChars, false);
+    stall.missing.push_back(std::move(rank));
+  }
+  return stall;
+}
+
+}  // namespace
+
+Json stall_message(const WorkerStall& stall) {
+  Json missing = Json::array();
+  for (std::size_t i = 0; i < stall.missing.size() && i < kMaxStallRanks; ++i) {
+    missing.push_back(Json{{"rank", stall.missing[i].rank},
+                           {"host", stall.missing[i].host.substr(0, kMaxHostChars)}});
+  }
+  return Json{{"type", "stalled"},
+              {"step", stall.step.substr(0, kMaxStepChars)},
+              {"waited_s", std::max(0.0, stall.waited_s)},
+              {"missing", std::move(missing)}};
+}
 
 std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::string* error) {
   auto fail = [&](const std::string& why) -> std::optional<WorkerMessage> {
@@ -45,6 +95,7 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
   try {
     if (type == "hello") {
       m.kind = WorkerMessageKind::hello;
+      m.text = bounded_string(j, "host", kMaxHostChars, true);
     } else if (type == "started") {
       m.kind = WorkerMessageKind::started;
       m.index = json_integer<std::size_t>(j.at("index"), "index");
@@ -59,6 +110,9 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
       m.text = j.value("message", "unknown error");
     } else if (type == "done") {
       m.kind = WorkerMessageKind::done;
+    } else if (type == "stalled") {
+      m.kind = WorkerMessageKind::stalled;
+      m.stall = parse_stall(j);
     } else {
       return fail("unknown message type '" + type + "'");
     }

@@ -27,6 +27,12 @@ inline constexpr const char* kSoakFake = "MGBENCH_TEST_SOAK_FAKE";
 // "1": the training step's verification model all-reduces its first gradient bucket twice (a
 // sum that is wrong the same way on every rank, which the FP64 reference must catch).
 inline constexpr const char* kTrainDoubleReduce = "MGBENCH_TEST_TRAIN_DOUBLE_REDUCE";
+// N >= 1: with a process per GPU, the ranks form nodes of N consecutive ranks (local rank =
+// rank mod N) instead of one node per machine: several "nodes" on one machine.
+inline constexpr const char* kRanksPerNode = "MGBENCH_TEST_RANKS_PER_NODE";
+// "1": the telemetry observer of a group is a fake one (no NVML): two samples per GPU of fixed
+// gauges (power 500 W + 10 W x device, 60 °C, SM clock 1980 MHz) through the real summary.
+inline constexpr const char* kFakeTelemetry = "MGBENCH_TEST_FAKE_TELEMETRY";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 

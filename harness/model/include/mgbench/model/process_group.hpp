@@ -18,11 +18,14 @@ class ProcessGroup {
   virtual int local_size() const = 0;
   virtual const std::string& host() const = 0;  // this process's node
 
-  // Every process calls each collective, in the same order.
-  virtual void barrier() = 0;
-  virtual std::string broadcast(const std::string& from_rank0) = 0;
+  // Every process calls each collective, in the same order. `step` says where the ranks are
+  // (e.g. "point 3, sample 2: start gates enqueued"): a launch names it when a rank does not
+  // arrive.
+  virtual void barrier(const std::string& step) = 0;
+  virtual std::string broadcast(const std::string& from_rank0, const std::string& step) = 0;
   // Every rank's value, in rank order, on every rank.
-  virtual std::vector<std::string> all_gather(const std::string& mine) = 0;
+  virtual std::vector<std::string> all_gather(const std::string& mine,
+                                              const std::string& step) = 0;
   // Ends every process of the group at once (a rank that cannot continue, where the others
   // may wait for it forever).
   [[noreturn]] virtual void abort(const std::string& reason) = 0;

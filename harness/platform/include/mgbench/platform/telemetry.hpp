@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mgbench/model/group.hpp"
+#include "mgbench/model/process_group.hpp"
 #include "mgbench/platform/nvml.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
@@ -29,7 +30,8 @@
 namespace mgbench {
 
 // The telemetry observer the executor calls around each point. nullptr when settings.telemetry
-// is false or NVML is unavailable (then one warning per process).
+// is false or NVML is unavailable (then one warning per process). Under the test hook
+// MGBENCH_TEST_FAKE_TELEMETRY=1, a fake one (fixed gauges, no NVML).
 std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
                                                    const std::vector<int>& cuda_devices);
 // CUDA ordinal -> PCI bus id (default: cudaDeviceGetPCIBusId); "" when unknown.
@@ -43,9 +45,30 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
 // The run-level down-sampled time series for plots (RunResult::telemetry_series): every point's
 // series placed on one time axis (seconds since the first point began), at most `max_points`
 // samples; {"t_s", "per_gpu": [{"device", "power_w", "temp_c", "sm_clock_mhz", "throttled"}],
+// (a GPU of a process-per-GPU point also has "node" and "host": one line per node and GPU)
 // "points": [{"index", "workload", "gpus", "t_start_s", "t_end_s"}]}. Null when no point has
 // telemetry.
 Json build_run_series(const std::vector<PointResult>& points, std::size_t max_points = 1000);
+
+// ---- a process per GPU: every node's telemetry --------------------------------------------
+
+// One node's point telemetry, as its leader rank's observer summarized it.
+struct NodeTelemetry {
+  int node = 0;      // the node's place among the group's nodes (its leader's rank order)
+  std::string host;  // the leader's host name (nodes may share one: containers, tests)
+  Json summary;      // end_point()'s summary; null when the node measured nothing
+};
+// Several nodes' summaries of one point as one: "gpus" and "series.per_gpu" hold every node's
+// entries, each with its "node" and "host"; "duration_s" is the longest; the time axis
+// ("t0_unix_s" and the series' "t_s") is the first node's with a series, and another node's
+// values are placed on it by its start time (the last value at or before each tick; null
+// before its first).
+// Null when no node measured anything.
+Json merge_node_telemetry(const std::vector<NodeTelemetry>& nodes);
+// With a process per GPU; a collective of `group` (every rank calls it, `step` names it): each
+// node's leader (local rank 0) hands in its observer's summary, every other rank null. Returns
+// the merged summary on rank 0 and null elsewhere.
+Json gather_node_telemetry(ProcessGroup& group, const Json& mine, const std::string& step);
 
 // Adds "<throughput_metric>_per_watt" (throughput / total average power of the point's GPUs)
 // and "energy_j" (sum over the GPUs) to point.metrics when the point has telemetry.

@@ -7,11 +7,26 @@
 
 namespace mgbench {
 
+class LaunchedGroup : public ProcessGroup {
+ public:
+  // Arrival watch, from the next collective on (every rank calls it, with the same value):
+  // before each collective every other rank posts its arrival to rank 0, and rank 0 waits for
+  // them all. A rank still missing `deadline_s` after rank 0 arrived makes rank 0 write a
+  // `stalled` worker line naming the step and every missing rank with its host; once they have
+  // all arrived, a second one with nobody missing. 0: no watch (the default).
+  virtual void watch_arrivals(double deadline_s) = 0;
+};
+
+// The arrival watch's deadline for a group: a quarter of its --group-timeout, so that the
+// late rank is named well before the orchestrator ends the launch.
+inline double arrival_deadline_s(double group_timeout_s) { return group_timeout_s / 4.0; }
+
 // Initialises MPI and returns this process's place in the launch (MPI_COMM_WORLD; the local
-// rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)). MPI is finalized when the group is
-// destroyed. abort() first writes a `fatal` worker line naming the rank, its host and the
-// reason on `report_fd` (the launcher's forwarded stream; -1: none), then calls MPI_Abort.
+// rank from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), or, under the test hook
+// MGBENCH_TEST_RANKS_PER_NODE=N, from nodes of N consecutive ranks). MPI is finalized when the
+// group is destroyed. abort() first writes a `fatal` worker line naming the rank, its host and
+// the reason on `report_fd` (the launcher's forwarded stream; -1: none), then calls MPI_Abort.
 // Throws EnvironmentError in a build without MPI.
-std::unique_ptr<ProcessGroup> start_mpi_group(int report_fd);
+std::unique_ptr<LaunchedGroup> start_mpi_group(int report_fd);
 
 }  // namespace mgbench

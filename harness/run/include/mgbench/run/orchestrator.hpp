@@ -4,6 +4,7 @@
 // as it finishes, and survives crashed, hung or interrupted workers.
 #include <atomic>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -44,6 +45,22 @@ void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointRes
 JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
                                const std::vector<std::string>& argv);
 
+// What the orchestrator learns from a launch's stream about where it is stuck: rank 0's host
+// (its hello) and rank 0's latest report of ranks late to a collective, which any progress
+// (`started`, `point`) or a report with nobody missing clears.
+class LaunchWatch {
+ public:
+  void observe(const WorkerMessage& message);
+  // The message of the point in flight when the group made no progress for `timeout_s`: with
+  // a process per GPU (`launched`), the ranks rank 0 last waited for, with their hosts and the
+  // step, or else rank 0 itself with its host; a local worker's message names no rank.
+  std::string timeout_reason(double timeout_s, bool launched) const;
+
+ private:
+  std::string rank0_host_;
+  std::optional<WorkerStall> stall_;
+};
+
 class Orchestrator {
  public:
   // `finished` holds points already done (resume); they are not run again.
@@ -61,6 +78,11 @@ class Orchestrator {
   // Runs one worker attempt; returns the points still to run (after a crash) or none.
   std::vector<PlannedPoint> run_group_attempt(const PlannedGroup& group,
                                               const std::vector<PlannedPoint>& points);
+  // After a group timeout: the point in flight (if any) is `timeout` with `why`; the points
+  // left are returned for a fresh launch when `relaunch`, else recorded as not run.
+  std::vector<PlannedPoint> after_timeout(const PlannedGroup& group, const PlannedPoint* in_flight,
+                                          const std::vector<PlannedPoint>& left,
+                                          const std::string& why, bool relaunch);
   GroupSpec make_spec(const PlannedGroup& group, const std::vector<PlannedPoint>& points) const;
   void record(const PointResult& point);
   void record_unfinished(const PlannedGroup& group, const PlannedPoint& point, Status status,

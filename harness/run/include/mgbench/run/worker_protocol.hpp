@@ -1,12 +1,16 @@
 #pragma once
 // The JSON-lines protocol between the orchestrator and its worker processes.
 // A worker writes one JSON object per line on its result pipe:
-//   {"type":"hello","pid":..}            once, at start
+//   {"type":"hello","pid":..}            once, at start; a launched rank 0 adds "rank":0 and
+//                                        "host" (its node)
 //   {"type":"started","index":N}         before point N runs
 //   {"type":"point","result":{...}}      point N finished (any status)
 //   {"type":"probe","inventory":{...},"environment":{...},"doctor":...}   probe mode
 //   {"type":"fatal","message":"..."}     the worker cannot go on (it exits non-zero)
 //   {"type":"done"}                      all points reported
+//   {"type":"stalled","step":"..","waited_s":S,"missing":[{"rank":R,"host":".."}]}
+//        a launched rank 0 has waited S s at a collective for the ranks listed; an empty list
+//        says they have all arrived since (one process per GPU only)
 // Anything else (garbage, truncated lines) is ignored with a warning: never a crash.
 #include <optional>
 #include <string>
@@ -17,15 +21,38 @@
 
 namespace mgbench {
 
-enum class WorkerMessageKind { hello, started, point, probe, fatal, done };
+enum class WorkerMessageKind { hello, started, point, probe, fatal, done, stalled };
+
+// A rank that has not reached a collective: its number and its node.
+struct StalledRank {
+  int rank = 0;
+  std::string host;
+};
+// Rank 0 of a launch waiting at a collective: where, for how long, and for whom (empty: every
+// rank has arrived since the last report).
+struct WorkerStall {
+  std::string step;
+  double waited_s = 0;
+  std::vector<StalledRank> missing;
+};
+// Bounds of a `stalled` message and of a hello's host (the parser refuses more).
+inline constexpr std::size_t kMaxStallRanks = 4096;
+inline constexpr std::size_t kMaxStepChars = 512;
+inline constexpr std::size_t kMaxHostChars = 255;
+inline constexpr int kMaxRank = 1 << 20;
 
 struct WorkerMessage {
   WorkerMessageKind kind = WorkerMessageKind::hello;
   std::size_t index = 0;  // started
   PointResult point;      // point
   Json body;              // the whole object
-  std::string text;       // fatal message
+  std::string text;       // fatal message; hello: the host of a launched rank 0 ("" if none)
+  WorkerStall stall;      // stalled
 };
+
+// The `stalled` message (every field within the bounds above; the step and hosts are cut to
+// them).
+Json stall_message(const WorkerStall& stall);
 
 // Returns nullopt (and sets `error`) for anything that is not a valid message.
 std::optional<WorkerMessage> parse_worker_line(const std::string& line,
