@@ -2,14 +2,15 @@
 // engines and through SM loads and stores over peer access.
 //
 // Measured (n GPUs, `bytes` per copy; every rank holds a source and one inbox per other rank):
-//   engine=ce   cudaMemcpyPeerAsync from the sender's source into its inbox on the receiver.
+//   engine=ce   cudaMemcpyAsync (copy engines, unified addressing) from the sender's source
+//               into its inbox on the receiver.
 //   engine=sm   the own copy kernel (kernels/datapath.hpp) on the sender: local 16-byte loads,
 //               stores straight into the receiver's memory through peer access.
 //   Headline op: ranks pair up (0,1), (2,3), ...; with direction=uni the even rank of each pair
 //   sends, with bidir both send at once; every pair at the same time (an odd last rank idles).
 //   Matrix (after the samples, every ordered pair alone): bandwidth of i -> j (bidir: i <-> j
 //   at once, both directions counted), median of 5 copies; latency of i -> j: engine=ce the
-//   time of one 4-byte cudaMemcpyPeerAsync (mean of 20 back to back), engine=sm the time of one
+//   time of one 4-byte copy-engine copy (mean of 20 back to back), engine=sm the time of one
 //   dependent 4-byte load by GPU i from GPU j's memory (a chase of 2000 loads through a
 //   shuffled cycle of 256-byte-spaced slots, volatile so that L1 does not serve it).
 // Formulas (t = the slowest rank's median seconds per op):
@@ -250,8 +251,10 @@ void P2pPoint::send(int to, std::size_t set) {
   if (p_.sm) {
     MGBENCH_CUDA_CHECK(kernels::copy_words(inbox, src(set), p_.words, env_.stream));
   } else {
-    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(inbox, devices_[to], src(set), env_.device,
-                                           p_.words * 4, env_.stream));
+    // A copy-engine copy between devices through unified addressing (peer access is on);
+    // unlike cudaMemcpyPeerAsync, a stream capture (timing=graph) accepts it.
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(inbox, src(set), p_.words * 4, cudaMemcpyDefault,
+                                       env_.stream));
   }
 }
 
@@ -263,8 +266,8 @@ void P2pPoint::send_word(int to) {
     return;
   }
   for (int k = 0; k < kCopyLatencyOps; ++k) {
-    MGBENCH_CUDA_CHECK(cudaMemcpyPeerAsync(remote_inbox_[to], devices_[to], src_.get(),
-                                           env_.device, sizeof(std::uint32_t), env_.stream));
+    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(remote_inbox_[to], src_.get(), sizeof(std::uint32_t),
+                                       cudaMemcpyDefault, env_.stream));
   }
 }
 
@@ -450,7 +453,7 @@ mgbench::Presentation p2p_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("p2p")
-        .summary("GPU <-> GPU bandwidth and latency matrix: copy engines (cudaMemcpyPeerAsync) "
+        .summary("GPU <-> GPU bandwidth and latency matrix: copy engines (cudaMemcpyAsync between devices) "
                  "and SM stores/loads over peer access, one direction and both")
         .formulas("GB/s per pair = bytes (uni) or 2 x bytes (bidir) / t / 1e9 (t = slowest "
                   "rank's median time; pairs (0,1), (2,3)... at once); aggregate = pairs x per "
@@ -459,7 +462,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .requirements("2 or more GPUs with peer access between every pair (else waived)")
         .axis(mgbench::Axis::text("engine", {"ce", "sm"})
                   .allowed({"ce", "sm"})
-                  .describe("ce: cudaMemcpyPeerAsync (copy engines); sm: own copy kernel storing "
+                  .describe("ce: cudaMemcpyAsync between devices (copy engines); sm: own copy kernel storing "
                             "into the peer's memory"))
         .axis(mgbench::Axis::text("direction", {"uni", "bidir"})
                   .quick({"uni"})

@@ -244,7 +244,7 @@ void require_measured_as_asked(const std::vector<mgbench::PointResult>& results,
     const auto sets = rotation.at("sets").get<std::uint64_t>();
     if (r.cache == "cold") {
       CHECK(sets > 1);
-      CHECK(rotation.at("exceeds_l2").get<bool>());
+      CHECK(rotation.at("exceeds_2x_l2").get<bool>());
       CHECK(r.verification.value("checked", std::uint64_t{0}) >=
             sets * static_cast<std::uint64_t>(bytes / 4));
     } else {
