@@ -318,9 +318,10 @@ void noise_flags(const RunResult& run, Labeller& label, std::vector<FlagGroup>& 
   }
   for (const auto& [w, entry] : oscillating) {
     add_line(g, left_out,
-             fmt::format("{}: {} point{} oscillate from sample to sample{}; the medians are "
+             fmt::format("{}: {} point{} oscillate{} from sample to sample{}; the medians are "
                          "certain, so they are not noisy.",
-                         w, entry.first, entry.first == 1 ? "" : "s", causes_text(entry.second)));
+                         w, entry.first, entry.first == 1 ? "" : "s", entry.first == 1 ? "s" : "",
+                         causes_text(entry.second)));
   }
   close_group(g, left_out, out);
 }
@@ -381,16 +382,25 @@ std::vector<FlagGroup> run_flags(const RunResult& run) {
   return out;
 }
 
+// Whether the run measured something, and only ever on 1 GPU (waived and failed points, which
+// have no figure, do not count either way).
+bool all_ok_on_one_gpu(const RunResult& run) {
+  bool any = false;
+  for (const auto& p : run.points) {
+    if (p.status != Status::ok) continue;
+    if (p.gpus != 1) return false;
+    any = true;
+  }
+  return any;
+}
+
 Summary run_summary(const RunResult& run) {
   Summary out;
-  bool all_one_gpu = !run.points.empty();
-  for (const auto& w : workloads_of(run)) {
-    out.tables.push_back(workload_summary(run, w));
-    const auto& notes = out.tables.back().notes;
-    all_one_gpu = all_one_gpu && !notes.empty() && notes.front() == kAllOneGpu;
-  }
-  if (all_one_gpu) {
-    for (auto& t : out.tables) t.notes.clear();
+  for (const auto& w : workloads_of(run)) out.tables.push_back(workload_summary(run, w));
+  if (all_ok_on_one_gpu(run)) {
+    for (auto& t : out.tables) {
+      t.notes.erase(std::remove(t.notes.begin(), t.notes.end(), kAllOneGpu), t.notes.end());
+    }
     out.note = kAllOneGpu;
   }
   return out;

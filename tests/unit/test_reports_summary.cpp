@@ -116,6 +116,25 @@ TEST_CASE("summary: measured on 1 GPU only folds into one sentence per workload"
   CHECK(html.find("<section id=\"verdicts\">") == std::string::npos);
 }
 
+TEST_CASE("summary: a workload with only waived points does not stop the 1-GPU sentence folding",
+          "[reports][summary]") {
+  auto run = one_gpu_run();
+  mgbench::PointResult waived = run.points.front();
+  waived.index = 9999;
+  waived.workload = "p2p";
+  waived.params = mgbench::Json{{"engine", "ce"}};
+  waived.status = mgbench::Status::waived;
+  waived.metrics = mgbench::Json::object();
+  run.points.push_back(waived);
+  const auto summary = mgbench::reports::run_summary(run);
+  CHECK(summary.note.rfind("Measured on 1 GPU only", 0) == 0);
+  CHECK(cell(table_of(summary.tables, "p2p"), "all points", "notes") == "1 waived");
+  for (const auto& t : summary.tables) CHECK(t.notes.empty());
+  // One point on 2 GPUs: the run is no longer 1-GPU only, each table speaks for itself.
+  run.points.front().gpus = 2;
+  CHECK(mgbench::reports::run_summary(run).note.empty());
+}
+
 TEST_CASE("verdicts: a 1-GPU verdict that says more keeps only what it adds",
           "[reports][summary]") {
   auto run = one_gpu_run();
