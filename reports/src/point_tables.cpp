@@ -335,10 +335,18 @@ std::vector<std::string> scaling_varying_params(const std::vector<const ScalingS
   return series.empty() ? std::vector<std::string>{} : series_varying(series);
 }
 
+// A series measured at one GPU count only (a 1-GPU run) has nothing to show: speedup 1,
+// efficiency 100 %. The summary says once that the run has no scaling figure.
+bool spans_gpu_counts(const ScalingSeries& s) {
+  return std::any_of(s.rows.begin(), s.rows.end(),
+                     [&](const ScalingRow& r) { return r.gpus != s.rows.front().gpus; });
+}
+
 std::vector<Table> scaling_tables(const RunResult& run) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const ScalingSeries*>> by_workload;
   for (const ScalingSeries& s : run.scaling) {
+    if (!spans_gpu_counts(s)) continue;
     if (!by_workload.count(s.workload)) order.push_back(s.workload);
     by_workload[s.workload].push_back(&s);
   }

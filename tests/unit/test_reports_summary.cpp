@@ -114,6 +114,10 @@ TEST_CASE("summary: measured on 1 GPU only folds into one sentence per workload"
   const std::string html = mgbench::reports::render_html_report(run);
   CHECK(count(html, "1 GPU only") == 1);
   CHECK(html.find("<section id=\"verdicts\">") == std::string::npos);
+  // Nor a scaling section of 1.00x / 100 % tables; the full sample keeps its tables.
+  CHECK(mgbench::reports::scaling_tables(run).empty());
+  CHECK(html.find("<section id=\"scaling\">") == std::string::npos);
+  CHECK(mgbench::reports::scaling_tables(sample()).size() >= 2);
 }
 
 TEST_CASE("summary: a workload with only waived points does not stop the 1-GPU sentence folding",

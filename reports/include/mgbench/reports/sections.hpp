@@ -66,7 +66,8 @@ Table run_summary_table(const RunResult& run);
 // The tables of one workload as its presentation declares them (a table per value of the
 // declared split parameters), then its run-level summary tables.
 std::vector<Table> workload_tables(const RunResult& run, const std::string& workload);
-// One table per workload with scaling series: speedup, efficiency, Karp-Flatt, marginal.
+// One table per workload with scaling series: speedup, efficiency, Karp-Flatt, marginal. Series
+// measured at a single GPU count are left out (nothing to show), so a 1-GPU run has none.
 std::vector<Table> scaling_tables(const RunResult& run);
 // Parameters that differ between scaling series (of one workload): their labels.
 std::vector<std::string> scaling_varying_params(const std::vector<const ScalingSeries*>& series);
