@@ -1,12 +1,10 @@
 // Link limits of the impossible-value flags (PCIe for host copies, NVLink or PCIe between GPUs),
 // the h2d plan-time refusal of timing=graph with pageable memory, the data-path summaries that
-// keep differently measured points apart, and compare on train_step's fixed timing and cache:
-// all without a GPU.
+// keep differently measured points apart: all without a GPU.
 #include <string>
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/analysis/compare.hpp"
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/point_quality.hpp"
@@ -233,50 +231,4 @@ TEST_CASE("the p2p pair matrix is kept per timing and cache", "[limits][datapath
   CHECK(rows[0]["GBps"].get<double>() == Approx(300.0));
   CHECK(rows[2]["measured"] == "device, hot");
   CHECK(rows[2]["GBps"].get<double>() == Approx(400.0));
-}
-
-namespace {
-
-// train_step has no timing or cache axis: its points record how they were measured.
-PointResult train_point(const std::string& recorded_timing, int batch) {
-  PointResult p;
-  p.workload = "train_step";
-  p.params = Json{{"batch", batch}, {"dtype", "bf16"}};
-  p.gpus = 1;
-  p.devices = {0};
-  p.timing = recorded_timing;
-  p.cache = recorded_timing.empty() ? "" : "hot";
-  for (int i = 0; i < 20; ++i) p.samples.push_back(0.1 * (1.0 + 0.0005 * (i % 3)));
-  p.stats = mgbench::compute_statistics(p.samples);
-  return p;
-}
-
-mgbench::RunResult run_of(std::vector<PointResult> points) {
-  mgbench::RunResult run;
-  run.points = std::move(points);
-  return run;
-}
-
-}  // namespace
-
-TEST_CASE("compare pairs train_step points timed host-side on a hot cache, and refuses older "
-          "device-timed ones",
-          "[limits][compare]") {
-  const auto same = mgbench::compare_runs(run_of({train_point("host", 4096)}),
-                                          run_of({train_point("host", 4096)}));
-  CHECK(same.points.size() == 1);
-  CHECK(same.not_compared.empty());
-  // Runs from before train_step was host-timed: gated, device-side (recorded, or not recorded
-  // at all, which compare reads as device): measured differently, one line each.
-  for (const std::string recorded : {"device", ""}) {
-    CAPTURE(recorded);
-    const auto cmp = mgbench::compare_runs(
-        run_of({train_point(recorded, 4096), train_point("host", 8192)}),
-        run_of({train_point("host", 4096), train_point("host", 8192)}));
-    CHECK(cmp.points.size() == 1);
-    REQUIRE(cmp.not_compared.size() == 1);
-    CHECK(contains(cmp.not_compared[0].message, "timing device (base) vs host (new)"));
-    CHECK(cmp.only_in_base.empty());
-    CHECK(cmp.only_in_new.empty());
-  }
 }

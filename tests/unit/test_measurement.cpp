@@ -237,6 +237,20 @@ PointResult allreduce_point(const std::string& timing, const std::string& cache,
   return p;
 }
 
+// train_step has no timing or cache axis: its points record how they were measured.
+PointResult train_point(const std::string& recorded_timing, int batch) {
+  PointResult p;
+  p.workload = "train_step";
+  p.params = Json{{"batch", batch}, {"dtype", "bf16"}};
+  p.gpus = 1;
+  p.devices = {0};
+  p.timing = recorded_timing;
+  p.cache = recorded_timing.empty() ? "" : "hot";
+  for (int i = 0; i < 20; ++i) p.samples.push_back(0.1 * (1.0 + 0.0005 * (i % 3)));
+  p.stats = mgbench::compute_statistics(p.samples);
+  return p;
+}
+
 mgbench::RunResult run_of(std::vector<PointResult> points) {
   mgbench::RunResult run;
   run.points = std::move(points);
@@ -281,4 +295,27 @@ TEST_CASE("compare treats points of older files as device-timed on a hot cache",
   const auto cmp = mgbench::compare_runs(run_of({old}), run_of({allreduce_point("device", "hot", 2e-6)}));
   CHECK(cmp.points.size() == 1);
   CHECK(cmp.not_compared.empty());
+}
+
+TEST_CASE("compare pairs train_step points timed host-side on a hot cache, and refuses older "
+          "device-timed ones",
+          "[measurement][compare]") {
+  const auto same = mgbench::compare_runs(run_of({train_point("host", 4096)}),
+                                          run_of({train_point("host", 4096)}));
+  CHECK(same.points.size() == 1);
+  CHECK(same.not_compared.empty());
+  // Runs from before train_step was host-timed: gated, device-side (recorded, or not recorded
+  // at all, which compare reads as device): measured differently, one line each.
+  for (const std::string recorded : {"device", ""}) {
+    CAPTURE(recorded);
+    const auto cmp = mgbench::compare_runs(
+        run_of({train_point(recorded, 4096), train_point("host", 8192)}),
+        run_of({train_point("host", 4096), train_point("host", 8192)}));
+    CHECK(cmp.points.size() == 1);
+    REQUIRE(cmp.not_compared.size() == 1);
+    CHECK(cmp.not_compared[0].message.find("timing device (base) vs host (new)") !=
+          std::string::npos);
+    CHECK(cmp.only_in_base.empty());
+    CHECK(cmp.only_in_new.empty());
+  }
 }
