@@ -2,12 +2,19 @@
 """Run the GPU test cases under compute-sanitizer and count what each tool reports.
 
     scripts/gpu_sanitize.sh [--tools memcheck,racecheck,synccheck] [--cases FILE]
-                            [--scale N] [--case-timeout S] [--budget S] [--out DIR]
-                            [--sanitizer PATH] TEST_BINARY
+                            [--scale N] [--case-timeout S] [--budget S] [--jobs N]
+                            [--out DIR] [--sanitizer PATH] TEST_BINARY
 
-Every (tool, case) pair runs in its own process, one tool at a time: a case that crashes or
-times out costs that case only, and each count belongs to one case. The tools never share the
-GPU (three at once slow each other down until NCCL's deadlines expire).
+Every (tool, case) pair runs in its own process group: a case that crashes or times out costs
+that case only (a time-out kills the sanitizer and the test binary under it), and each count
+belongs to one case. --jobs N runs N pairs at a time: a sanitizer spends most of its time on
+the host, so pairs side by side finish sooner on a many-core host. A pair that failed, timed
+out or crashed beside others (a case that measures, or one that fills the GPU's memory, may
+fail only for sharing the GPU) runs again alone after the rest while the budget lasts, and
+its row is the one from the lone run; "beside_others" keeps the first result. Errors a tool
+reported are never run again: they stand. --resume DIR keeps the rows of an earlier run
+written to DIR and runs only the pairs it left "not run" (a budget spread over several
+sessions on a GPU machine).
 
 The test binary gets MGBENCH_GPU_TEST_TIME_SCALE=N (default 30): its group and start-gate
 time-outs, hence NCCL's watchdog deadline, and its device-side spin deadlines are stretched by
@@ -19,17 +26,23 @@ the binary lists runs. --budget stops starting cases after S seconds; those left
 
 A row's result: "clean" (the case passed or skipped, the tool reported 0 errors), "errors"
 (the tool reported errors), "failed" (the case failed), "timeout", "crashed" (no summary line),
-"not run". Writes sanitize.tsv, sanitize.json (with the last lines of every row that is not
-clean) and each case's whole output (logs/<tool>-<n>.log) to --out. Exit 0 when every row is clean, 1
-otherwise, 2 for bad usage, 4 when the sanitizer or the test binary cannot be run.
+"not run". Each row also has the least host memory available (MemAvailable, MiB) seen while
+it ran, to tell a case killed for host memory from other ends. Writes sanitize.tsv,
+sanitize.json (with the last lines of every row that is not clean) and each case's whole
+output (logs/<tool>-<n>.log) to --out. Exit 0 when every row is clean, 1 otherwise, 2 for bad
+usage, 4 when the sanitizer or the test binary cannot be run.
 """
 import argparse
+import concurrent.futures
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 4
@@ -101,47 +114,125 @@ def sanitizer_argv(sanitizer, tool):
     return argv
 
 
-def run_case(args, tool, name, env, log_path):
+class MemoryWatch:
+    """Samples MemAvailable from /proc/meminfo twice a second; least(t0, t1) is the lowest
+    sample between two monotonic times (None where /proc/meminfo cannot be read)."""
+
+    def __init__(self, path="/proc/meminfo"):
+        self.path, self.samples, self.stop = path, [], threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def read(self):
+        try:
+            with open(self.path, encoding="ascii") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) // 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return None
+
+    def _run(self):
+        while not self.stop.is_set():
+            value = self.read()
+            if value is not None:
+                self.samples.append((time.monotonic(), value))
+            self.stop.wait(0.5)
+
+    def least(self, t0, t1):
+        seen = [v for t, v in list(self.samples) if t0 <= t <= t1]
+        return min(seen) if seen else None
+
+
+def run_process(argv, env, timeout):
+    """(exit code, output) of argv in its own process group; a time-out kills the whole group
+    (the sanitizer and the test binary under it) and gives TIMED_OUT."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        code = proc.returncode
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        code = TIMED_OUT
+    return code, out.decode(errors="replace")
+
+
+def run_case(args, tool, name, env, log_path, memory):
     argv = sanitizer_argv(args.sanitizer, tool) + [args.binary, catch_name(name)]
     started = time.monotonic()
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, errors="replace", env=env,
-                             timeout=args.case_timeout)
-        code, text = out.returncode, out.stdout + out.stderr
-    except subprocess.TimeoutExpired as e:
-        code = TIMED_OUT
-        text = (e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(errors="replace")
+    code, text = run_process(argv, env, args.case_timeout)
+    ended = time.monotonic()
     errors = tool_errors(text)
     with open(log_path, "w", encoding="utf-8") as f:
         f.write(text)
     findings = sorted({line.strip() for line in text.splitlines() if FINDING.match(line)})
     result = classify(code, errors)
     return {"tool": tool, "case": name, "result": result, "exit": code,
-            "errors": errors, "seconds": round(time.monotonic() - started, 1),
+            "errors": errors, "seconds": round(ended - started, 1),
+            "min_mem_available_mib": memory.least(started, ended) if memory else None,
             "findings": findings[:5], "log": os.path.basename(log_path),
             "tail": [] if result == "clean" else text.splitlines()[-12:]}
 
 
 def not_run(tool, name):
     return {"tool": tool, "case": name, "result": "not run", "exit": None, "errors": None,
-            "seconds": 0.0, "findings": [], "log": None, "tail": []}
+            "seconds": 0.0, "min_mem_available_mib": None, "findings": [], "log": None,
+            "tail": []}
+
+
+RUN_AGAIN_ALONE = ("failed", "timeout", "crashed")
 
 
 def run_all(args, cases):
+    """Every (tool, case) row, in --tools then case order."""
     env = dict(os.environ, MGBENCH_GPU_TEST_TIME_SCALE=str(args.scale), NCCL_NVLS_ENABLE="0")
     deadline = time.monotonic() + args.budget if args.budget else None
-    rows = []
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
-    for tool in args.tools:
-        for i, name in enumerate(cases):
-            if deadline is not None and time.monotonic() > deadline:
-                rows.append(not_run(tool, name))
-                continue
-            log = os.path.join(args.out, "logs", f"{tool}-{i + 1:03d}.log")
-            row = run_case(args, tool, name, env, log)
-            print(format_row(row), flush=True)
-            rows.append(row)
-    return rows
+    memory = MemoryWatch()
+    earlier = earlier_rows(args.resume)
+    # Case by case, every tool of a case in turn: a budget that runs out leaves each tool
+    # with about the same coverage.
+    pairs = [(tool, i, name) for i, name in enumerate(cases) for tool in args.tools]
+
+    def one(pair, suffix=""):
+        tool, i, name = pair
+        if not suffix and (tool, name) in earlier:
+            return earlier[(tool, name)]
+        if deadline is not None and time.monotonic() > deadline:
+            return not_run(tool, name)
+        log = os.path.join(args.out, "logs", f"{tool}-{i + 1:03d}{suffix}.log")
+        row = run_case(args, tool, name, env, log, memory)
+        print(format_row(row), flush=True)
+        return row
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows = list(pool.map(one, pairs))
+    if args.jobs > 1:
+        for k, row in enumerate(rows):
+            if row["result"] in RUN_AGAIN_ALONE:
+                alone = one(pairs[k], "-alone")
+                if alone["result"] != "not run":
+                    rows[k] = dict(alone, beside_others=row["result"])
+    memory.stop.set()
+    order = {tool: k for k, tool in enumerate(args.tools)}
+    return [row for _, row in sorted(zip(pairs, rows), key=lambda pr: (order[pr[0][0]], pr[0][1]))]
+
+
+def earlier_rows(path):
+    """{(tool, case): row} of an earlier run's sanitize.json (a file or its --out directory),
+    every row but those "not run"; {} without --resume."""
+    if not path:
+        return {}
+    if os.path.isdir(path):
+        path = os.path.join(path, "sanitize.json")
+    with open(path, encoding="utf-8") as f:
+        rows = json.load(f)
+    return {(r["tool"], r["case"]): dict(r, earlier=True) for r in rows
+            if r.get("result") != "not run"}
 
 
 def format_row(row):
@@ -154,9 +245,10 @@ def write_outputs(out_dir, rows):
     with open(os.path.join(out_dir, "sanitize.json"), "w", encoding="utf-8") as f:
         json.dump(rows, f, indent=1)
     with open(os.path.join(out_dir, "sanitize.tsv"), "w", encoding="utf-8") as f:
-        f.write("tool\tresult\terrors\texit\tseconds\tcase\n")
+        f.write("tool\tresult\terrors\texit\tseconds\tmin_mem_available_mib\tbeside_others\tcase\n")
         for r in rows:
-            f.write(f"{r['tool']}\t{r['result']}\t{r['errors']}\t{r['exit']}\t{r['seconds']}\t{r['case']}\n")
+            f.write(f"{r['tool']}\t{r['result']}\t{r['errors']}\t{r['exit']}\t{r['seconds']}\t"
+                    f"{r.get('min_mem_available_mib')}\t{r.get('beside_others', '')}\t{r['case']}\n")
 
 
 def summary(rows):
@@ -180,6 +272,9 @@ def parse_args(argv):
     p.add_argument("--scale", type=float, default=30.0)
     p.add_argument("--case-timeout", type=float, default=900.0)
     p.add_argument("--budget", type=float, default=0.0, help="seconds; 0: no limit")
+    p.add_argument("--jobs", type=int, default=1, help="(tool, case) pairs run at a time")
+    p.add_argument("--resume", help="an earlier run's --out (or its sanitize.json): its rows "
+                                    "are kept, and only the pairs it did not run are run")
     p.add_argument("--out", default="sanitize-out")
     p.add_argument("--sanitizer", default=None)
     args = p.parse_args(argv)
@@ -191,6 +286,8 @@ def parse_args(argv):
         p.error("--scale must be in [1, 1000]")
     if args.case_timeout <= 0 or args.budget < 0:
         p.error("--case-timeout must be > 0 and --budget >= 0")
+    if not 1 <= args.jobs <= 64:
+        p.error("--jobs must be in [1, 64]")
     return args
 
 
@@ -213,9 +310,10 @@ def main(argv):
         return EXIT_ENV
     try:
         cases = read_cases(args.cases) if args.cases else list_cases(args.binary)
-    except (OSError, RuntimeError) as e:
+        earlier_rows(args.resume)
+    except (OSError, RuntimeError, ValueError, KeyError, TypeError) as e:
         print(f"gpu_sanitize: {e}", file=sys.stderr)
-        return EXIT_USAGE if args.cases else EXIT_ENV
+        return EXIT_ENV if isinstance(e, RuntimeError) and not args.cases else EXIT_USAGE
     rows = run_all(args, cases)
     write_outputs(args.out, rows)
     for line in summary(rows):

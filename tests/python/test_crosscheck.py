@@ -1,5 +1,6 @@
 """Unit tests of scripts/crosscheck.py: parsing nccl-tests and torch output, the tolerance
 decision, the exit codes, and one end-to-end run against stand-in tools (no GPU)."""
+import argparse
 import contextlib
 import io
 import json
@@ -146,6 +147,21 @@ class Repeats(unittest.TestCase):
         self.assertEqual((iters, warmup), (69, 6))
         self.assertEqual(crosscheck.nccl_tests_iterations(1 << 40)[0], 20)
 
+    def test_a_sweep_missing_one_of_its_sizes_is_refused(self):
+        fixture = read_fixture()
+        without_64 = "\n".join(line for line in fixture.splitlines()
+                               if not line.split()[:1] == ["64"])
+        saved = crosscheck.run_tool
+        crosscheck.run_tool = lambda argv, env=None, timeout=None: without_64
+        try:
+            args = argparse.Namespace(nccl_arg=[])
+            got = crosscheck.run_all_reduce_perf("arp", [8, 16, 32], args, None)
+            self.assertEqual(sorted(got), [8, 16, 32])
+            with self.assertRaisesRegex(crosscheck.ToolError, "printed no row for 64 bytes"):
+                crosscheck.run_all_reduce_perf("arp", [8, 16, 32, 64, 128], args, None)
+        finally:
+            crosscheck.run_tool = saved
+
 
 class MgbenchPoints(unittest.TestCase):
     def test_only_nccl_fp32_out_of_place_one_gpu_points_are_compared(self):
@@ -189,7 +205,8 @@ json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
 """
 
 
-# nccl-tests' all_reduce_perf with -b S -e S: its header lines and the fixture's row for S.
+# nccl-tests' all_reduce_perf with -b B -e E -f 2: its header lines and the fixture's rows for
+# the sizes from B to E.
 FAKE_ALL_REDUCE_PERF = """#!/usr/bin/env python3
 import sys
 args = sys.argv[1:]
@@ -199,10 +216,10 @@ with open("{calls}", "a") as f:
     f.write(" ".join(args) + "\\n")
 with open("{calls}.cpus", "a") as f:
     f.write(cpus + "\\n")
-size = args[args.index("-b") + 1]
+lo, hi = int(args[args.index("-b") + 1]), int(args[args.index("-e") + 1])
 for line in open("{fixture}"):
     fields = line.split()
-    if not fields or not fields[0].isdigit() or fields[0] == size:
+    if not fields or not fields[0].isdigit() or lo <= int(fields[0]) <= hi:
         print(line, end="")
 """
 
@@ -244,10 +261,12 @@ class EndToEnd(unittest.TestCase):
         self.assertIn("28 of 28 rows within tolerance", printed)
         with open(self.calls, encoding="utf-8") as f:
             calls = f.read().splitlines()
-        # Once per size and repeat, one buffer pair (-b = -e), iterations chosen per size.
-        self.assertEqual(len(calls), 56)
-        self.assertIn("-b 8 -e 8 -g 1 -d float -o sum -c 1 -n 2000 -w 200", calls)
-        self.assertIn("-b 1073741824 -e 1073741824 -g 1 -d float -o sum -c 1 -n 69 -w 6", calls)
+        # Per repeat: one sweep over the L2-resident sizes (8 B .. 8 MiB), then one process per
+        # larger size with one buffer pair (-b = -e), iterations chosen per size.
+        self.assertEqual(len(calls), 2 * (1 + 7))
+        self.assertEqual(calls.count("-b 8 -e 8388608 -f 2 -g 1 -d float -o sum -c 1 -n 2000 -w 200"), 2)
+        self.assertIn("-b 16777216 -e 16777216 -f 2 -g 1 -d float -o sum -c 1 -n 2000 -w 200", calls)
+        self.assertIn("-b 1073741824 -e 1073741824 -f 2 -g 1 -d float -o sum -c 1 -n 69 -w 6", calls)
         with open(os.path.join(out, "crosscheck.json"), encoding="utf-8") as f:
             doc = json.load(f)
         rows = doc["sections"][0]["rows"]

@@ -9,6 +9,7 @@ import stat
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -46,6 +47,20 @@ class Classify(unittest.TestCase):
         self.assertEqual(gpu_sanitize.classify(124, 0), "timeout")
 
 
+class Memory(unittest.TestCase):
+    def test_least_available_memory_within_a_case(self):
+        with tempfile.NamedTemporaryFile("w", delete=False) as f:
+            f.write("MemTotal:  1000000 kB\nMemAvailable:  524288 kB\n")
+        self.addCleanup(os.unlink, f.name)
+        watch = gpu_sanitize.MemoryWatch(f.name)
+        self.addCleanup(watch.stop.set)
+        self.assertEqual(watch.read(), 512)
+        watch.samples[:] = [(1.0, 900), (2.0, 300), (3.0, 700), (9.0, 100)]
+        self.assertEqual(watch.least(1.5, 3.5), 300)
+        self.assertIsNone(watch.least(4.0, 5.0))
+        self.assertIsNone(gpu_sanitize.MemoryWatch("/nonexistent/meminfo").read())
+
+
 class CaseNames(unittest.TestCase):
     def test_commas_are_escaped_once(self):
         self.assertEqual(gpu_sanitize.catch_name("a, b and c"), "a\\, b and c")
@@ -64,8 +79,13 @@ FAKE_SANITIZER = textwrap.dedent("""\
     #!/bin/sh
     # Stand-in for compute-sanitizer: the last argument is the case; records the time scale.
     for last; do :; done
-    echo "$MGBENCH_GPU_TEST_TIME_SCALE $NCCL_NVLS_ENABLE" > "$(dirname "$0")/env.txt"
+    here="$(dirname "$0")"
+    echo "$MGBENCH_GPU_TEST_TIME_SCALE $NCCL_NVLS_ENABLE" > "$here/env.txt"
+    echo "$last" >> "$here/calls.txt"
     case "$last" in
+      *once*) echo "========= ERROR SUMMARY: 0 errors"
+              [ -e "$here/once.seen" ] || { touch "$here/once.seen"; exit 1; }; exit 0 ;;
+      *orphan*) sleep 30 & echo $! > "$here/orphan.pid"; wait ;;
       *leaky*) echo "========= Invalid __global__ read of size 4 bytes"
                echo "========= ERROR SUMMARY: 1 error"; exit 0 ;;
       *slow*) sleep 5 ;;
@@ -127,6 +147,63 @@ class EndToEnd(unittest.TestCase):
         code, rows, _, _ = self.run_script(["slow", "fine"], ["--tools", "memcheck", "--budget", "0.5"])
         self.assertEqual(code, 1)
         self.assertEqual([r["result"] for r in rows], ["timeout", "not run"])
+
+    def test_jobs_keep_the_order_and_run_what_failed_beside_others_again_alone(self):
+        code, rows, printed, _ = self.run_script(["once", "leaky", "fine", "crash"],
+                                                 ["--tools", "memcheck", "--jobs", "3"])
+        self.assertEqual(code, 1)
+        self.assertEqual([r["case"] for r in rows], ["once", "leaky", "fine", "crash"])
+        self.assertEqual([r["result"] for r in rows], ["clean", "errors", "clean", "crashed"])
+        self.assertEqual(rows[0]["beside_others"], "failed")
+        self.assertEqual(rows[0]["log"], "memcheck-001-alone.log")
+        self.assertEqual(rows[3]["beside_others"], "crashed")  # crashed alone too
+        self.assertNotIn("beside_others", rows[1])
+        with open(os.path.join(self.tmp, "calls.txt"), encoding="utf-8") as f:
+            calls = f.read().split()
+        # Errors stand and clean rows are not run again; the failed and crashed ones are.
+        self.assertEqual(sorted(calls), ["crash", "crash", "fine", "leaky", "once", "once"])
+
+    def test_one_job_never_runs_a_case_twice(self):
+        _, rows, _, _ = self.run_script(["once"], ["--tools", "memcheck"])
+        self.assertEqual(rows[0]["result"], "failed")
+        self.assertNotIn("beside_others", rows[0])
+
+    def test_a_time_out_kills_the_test_process_under_the_sanitizer(self):
+        _, rows, _, _ = self.run_script(["orphan"], ["--tools", "memcheck"])
+        self.assertEqual(rows[0]["result"], "timeout")
+        with open(os.path.join(self.tmp, "orphan.pid"), encoding="utf-8") as f:
+            pid = int(f.read())
+        deadline = time.monotonic() + 5
+        while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+            time.sleep(0.05)  # the kill is sent; the exit lands a moment later
+        with open(f"/proc/{pid}/stat", encoding="ascii") if os.path.exists(f"/proc/{pid}") \
+                else contextlib.nullcontext(None) as f:
+            state = f.read().split()[2] if f else "gone"
+        self.assertIn(state, ("gone", "Z"))
+
+    def test_resume_keeps_the_rows_run_and_runs_only_those_not_run(self):
+        code, rows, _, _ = self.run_script(["slow", "fine", "leaky"],
+                                           ["--tools", "memcheck", "--budget", "0.5"])
+        self.assertEqual([r["result"] for r in rows], ["timeout", "not run", "not run"])
+        out = os.path.join(self.tmp, "out")
+        argv = ["--sanitizer", os.path.join(self.tmp, "sanitizer"), "--cases",
+                os.path.join(self.tmp, "cases.txt"), "--out", os.path.join(self.tmp, "again"),
+                "--case-timeout", "1", "--tools", "memcheck,synccheck", "--resume", out,
+                os.path.join(self.tmp, "tests")]
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(gpu_sanitize.main(argv), 1)
+        with open(os.path.join(self.tmp, "again", "sanitize.json"), encoding="utf-8") as f:
+            again = json.load(f)
+        self.assertEqual([(r["tool"], r["case"], r["result"], r.get("earlier", False)) for r in again],
+                         [("memcheck", "slow", "timeout", True), ("memcheck", "fine", "clean", False),
+                          ("memcheck", "leaky", "errors", False),
+                          ("synccheck", "slow", "timeout", False),
+                          ("synccheck", "fine", "clean", False),
+                          ("synccheck", "leaky", "errors", False)])
+        with open(os.path.join(self.tmp, "calls.txt"), encoding="utf-8") as f:
+            self.assertEqual(f.read().split().count("slow"), 2)  # memcheck once, synccheck once
+        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(gpu_sanitize.main(argv[:-3] + ["--resume", self.tmp, argv[-1]]), 2)
 
     def test_bad_tool_is_usage(self):
         with contextlib.redirect_stderr(io.StringIO()):
