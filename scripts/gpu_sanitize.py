@@ -28,8 +28,9 @@ A row's result: "clean" (the case passed or skipped, the tool reported 0 errors)
 (the tool reported errors), "failed" (the case failed), "timeout", "crashed" (no summary line),
 "not run". Each row also has the least host memory available (MemAvailable, MiB) seen while
 it ran, to tell a case killed for host memory from other ends. Writes sanitize.tsv,
-sanitize.json (with the last lines of every row that is not clean) and each case's whole
-output (logs/<tool>-<n>.log) to --out. Exit 0 when every row is clean, 1 otherwise, 2 for bad
+sanitize.json (with the last lines of every row that is not clean; rewritten as each pair
+ends, so a killed run keeps what finished) and each case's whole output
+(logs/<tool>-<n>.log) to --out. Exit 0 when every row is clean, 1 otherwise, 2 for bad
 usage, 4 when the sanitizer or the test binary cannot be run.
 """
 import argparse
@@ -209,8 +210,17 @@ def run_all(args, cases):
         print(format_row(row), flush=True)
         return row
 
+    done, lock = {}, threading.Lock()
+
+    def one_and_save(k):
+        row = one(pairs[k])
+        with lock:  # what has finished is on disk even if this script is killed
+            done[k] = row
+            write_outputs(args.out, [done.get(j) or not_run(t, n) for j, (t, _, n) in enumerate(pairs)])
+        return row
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        rows = list(pool.map(one, pairs))
+        rows = list(pool.map(one_and_save, range(len(pairs))))
     if args.jobs > 1:
         for k, row in enumerate(rows):
             if row["result"] in RUN_AGAIN_ALONE:
