@@ -7,6 +7,7 @@
 #      registry): a one-line warning naming the package, exit 0, apt-get never called.
 #   3. A required piece missing, and the package manager fails: exit 4 and one line naming the
 #      piece and the package that provides it.
+#   4. An MPI wrapper that cannot include mpi.h: MPI reported missing, no configure error.
 # Exit 77 (skipped) when this machine is not fully set up, since case 1 needs that.
 set -uo pipefail
 src="$1"
@@ -57,3 +58,31 @@ grep -q "apt-get" "$work/calls" 2>/dev/null || fail "apt-get was not tried for a
 grep -q "REQUIRED, missing: fmt: apt-get install libfmt-dev" <<<"$out" ||
   fail "no line naming fmt and libfmt-dev: $out"
 echo "ok: required piece missing: exit 4, one line with the package"
+
+# 4. An MPI compiler wrapper without its headers (OpenMPI's binaries, no -dev package): the
+#    probe reports MPI missing instead of stopping in FindMPI, and setup names the package.
+mkdir "$work/mpi"
+# Like OpenMPI's wrappers: they name an include directory the -dev package would provide.
+for wrapper in mpicc:cc mpicxx:c++; do
+  cat > "$work/mpi/${wrapper%%:*}" <<WRAPPER
+#!/bin/sh
+case "\$1" in
+  -showme:compile) echo "-I$work/mpi/include -pthread" ;;
+  -showme:link) echo "-pthread -L$work/mpi/lib -lmpi" ;;
+  -showme:incdirs) echo "$work/mpi/include" ;;
+  -showme:libdirs) echo "$work/mpi/lib" ;;
+  -showme:libs) echo "mpi" ;;
+  -showme:version) echo "fake mpi 4.1" ;;
+  -showme*) echo "${wrapper#*:} -I$work/mpi/include -pthread -L$work/mpi/lib -lmpi" ;;
+  *) exec ${wrapper#*:} -I$work/mpi/include "\$@" ;;
+esac
+WRAPPER
+done
+chmod +x "$work/mpi/"*
+probe=$(PATH="$work/mpi:$PATH" cmake -S "$src/scripts/setup_probe" -B "$work/probe" 2>&1)
+grep -q "^MGBENCH_PROBE mpi missing" <<<"$probe" || fail "probe did not report MPI missing: $probe"
+! grep -q "CMake Error" <<<"$probe" || fail "the probe stopped with an error: $probe"
+out=$(PATH="$work/mpi:$PATH" bash "$src/scripts/setup.sh" --check 2>&1)
+grep -q "optional, missing: MPI.*apt-get install libopenmpi-dev" <<<"$out" ||
+  fail "no line for MPI without headers: $out"
+echo "ok: an MPI wrapper without mpi.h: MPI missing, no configure error"
