@@ -12,9 +12,9 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "group_shared.hpp"
+#include "mgbench/core/logging.hpp"
 #include "point_record.hpp"
 #include "timing_methods.hpp"
 #include "mgbench/bench/batch_boundary.hpp"
@@ -224,7 +224,7 @@ class GroupRun {
       return;
     }
     const std::vector<int> cpus = pin_current_thread(parse_cpu_list(gpu_local_cpulist(bus)));
-    spdlog::debug("rank thread of GPU {} runs on CPUs {}", device, format_cpu_list(cpus));
+    logging::debug("rank thread of GPU {} runs on CPUs {}", device, format_cpu_list(cpus));
   }
 
   void enable_peer_access(int device) {
@@ -573,7 +573,7 @@ class GroupRun {
         add_energy_metrics(result, w->throughput_metric());
       }
     } catch (const std::exception& e) {
-      spdlog::warn("metrics of point {} failed: {}", result.index, e.what());
+      logging::warn("metrics of point {} failed: {}", result.index, e.what());
     }
   }
 

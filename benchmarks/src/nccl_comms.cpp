@@ -16,11 +16,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/bench/device_restore.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/logging.hpp"
 
 namespace mgbench::bench {
 
@@ -228,8 +228,8 @@ void NcclComms::init(const ncclUniqueId& id, int first_rank, int nranks, double 
     for (int r = 0; r < n; ++r) registry()[comms_[r]] = {this, r};
   }
   watchdog_->thread = std::thread([this] { watchdog_main(); });
-  spdlog::debug("NCCL communicators ready on devices [{}] (NCCL {} loaded)",
-                fmt::join(devices_, ","), nccl_version_loaded());
+  logging::debug("NCCL communicators ready on devices [{}] (NCCL {} loaded)",
+                 fmt::join(devices_, ","), nccl_version_loaded());
 }
 
 NcclComms::~NcclComms() {
@@ -274,7 +274,7 @@ NcclComms::~NcclComms() {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  if (!clean) spdlog::warn("NCCL communicators did not finalize cleanly; aborting them");
+  if (!clean) logging::warn("NCCL communicators did not finalize cleanly; aborting them");
   for (std::size_t r = 0; r < comms_.size(); ++r) {
     (void)cudaSetDevice(devices_[r]);
     if (clean) {
@@ -326,14 +326,14 @@ void NcclComms::abort_all(const std::string& reason) {
     w.armed = false;
   }
   aborted_.store(true);
-  spdlog::error("aborting the NCCL communicators of devices [{}]: {}", fmt::join(devices_, ","),
-                reason);
+  logging::error("aborting the NCCL communicators of devices [{}]: {}", fmt::join(devices_, ","),
+                 reason);
   DeviceRestore restore(devices_);
   for (std::size_t r = 0; r < comms_.size(); ++r) {
     std::unique_lock<std::timed_mutex> rank_lock(*w.rank_locks[r], std::defer_lock);
     if (!rank_lock.try_lock_for(kAbortLockWait)) {
-      spdlog::warn("rank {} has been inside an NCCL call for {} s; aborting it anyway", r,
-                   std::chrono::duration_cast<std::chrono::seconds>(kAbortLockWait).count());
+      logging::warn("rank {} has been inside an NCCL call for {} s; aborting it anyway", r,
+                    std::chrono::duration_cast<std::chrono::seconds>(kAbortLockWait).count());
     }
     if (comms_[r] == nullptr) continue;
     (void)cudaSetDevice(devices_[r]);

@@ -10,12 +10,12 @@
 
 #include <cxxopts.hpp>
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/bench/gemm_load.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/cli/commands.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/platform/doctor.hpp"
 #include "mgbench/core/error.hpp"
@@ -90,8 +90,8 @@ int cmd_doctor(int argc, char** argv) {
 
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError
   if (with_load) {
-    spdlog::info("doctor: {:.0f} s GEMM load on {} GPU(s) to read PCIe links and clock events",
-                 load_seconds, inventory.devices.size());
+    logging::info("doctor: {:.0f} s GEMM load on {} GPU(s) to read PCIe links and clock events",
+                  load_seconds, inventory.devices.size());
   }
   const DeviceLoadFn load = with_load ? DeviceLoadFn(bench::run_gemm_load) : DeviceLoadFn();
   const DoctorFacts facts = collect_doctor_facts(inventory, load, load_seconds);

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
@@ -184,8 +183,8 @@ SweepOptions resumed_options(const SweepOptions& current, const std::vector<std:
   }
   options.resume_dir = dir;
   options.out_dir = dir;
-  spdlog::info("resuming '{}' with the plan of its journal: {}", dir,
-               fmt::join(plan_argv.begin() + 1, plan_argv.end(), " "));
+  logging::info("resuming '{}' with the plan of its journal: {}", dir,
+                fmt::join(plan_argv.begin() + 1, plan_argv.end(), " "));
   return options;
 }
 
@@ -213,8 +212,8 @@ int cmd_sweep(int argc, char** argv) {
   options = resumed_options(options, given, recorded, dir);
   options.run_id = journal_run_id(replay, path);
   if (replay.bad_lines > 0) {
-    spdlog::warn("'{}': {} unreadable line(s) skipped (cut by a crash, or garbage)", path,
-                 replay.bad_lines);
+    logging::warn("'{}': {} unreadable line(s) skipped (cut by a crash, or garbage)", path,
+                  replay.bad_lines);
   }
   std::map<std::size_t, PointResult> finished;
   std::size_t again = 0;
@@ -222,8 +221,8 @@ int cmd_sweep(int argc, char** argv) {
     if (p.status != Status::skipped) finished[p.index] = p;
     again += p.status == Status::skipped;
   }
-  spdlog::info("{} point(s) already finished are kept; {} skipped point(s) run again",
-               finished.size(), again);
+  logging::info("{} point(s) already finished are kept; {} skipped point(s) run again",
+                finished.size(), again);
   return run_sweep(options, recorded, std::move(finished), sweep_sinks(options));
 }
 

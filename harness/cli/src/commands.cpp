@@ -2,8 +2,7 @@
 
 #include <iostream>
 
-#include <spdlog/spdlog.h>
-
+#include "mgbench/core/logging.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/csv.hpp"
 #include "mgbench/reports/html.hpp"
@@ -48,14 +47,14 @@ RunSinks sweep_sinks(const SweepOptions& options) {
   if (!options.csv_path.empty()) {
     sinks.push_back({"csv", [path = options.csv_path](const RunResult& run, const std::string&) {
                        reports::write_csv_file(run, path);
-                       spdlog::info("csv: {}", path);
+                       logging::info("csv: {}", path);
                      }});
   }
   if (!options.no_report) {
     sinks.push_back({"report", [](const RunResult& run, const std::string& out_dir) {
                        reports::write_html(run, out_dir + "/report.html");
                        reports::write_markdown(run, out_dir + "/report.md");
-                       spdlog::info("report: {}/report.html ({}/report.md)", out_dir, out_dir);
+                       logging::info("report: {}/report.html ({}/report.md)", out_dir, out_dir);
                      }});
   }
   return sinks;

@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/platform/command_capture.hpp"
 #include "mgbench/platform/doctor.hpp"
 #include "mgbench/platform/fingerprint.hpp"
@@ -58,7 +58,7 @@ std::vector<HostFingerprint> gather(Launcher launcher,
   }
   const auto argv =
       fanout_command(launcher, hosts, {self_executable(), "doctor", "--fingerprint"});
-  spdlog::info("doctor: {}", fmt::join(argv, " "));
+  logging::info("doctor: {}", fmt::join(argv, " "));
   const CapturedOutput run = run_and_capture(argv, timeout_s, std::size_t{64} << 20);
   if (run.timed_out) {
     throw EnvironmentError(fmt::format("{} did not finish within {:.0f} s", name, timeout_s));

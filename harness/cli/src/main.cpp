@@ -5,7 +5,6 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/error.hpp"

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include <spdlog/spdlog.h>
+#include "mgbench/core/logging.hpp"
 
 namespace mgbench {
 namespace {
@@ -50,8 +50,8 @@ void report_api_error_noexcept(const char* library, int code, const char* code_n
                                const char* message, const char* expression, const char* file,
                                int line) {
   try {
-    spdlog::error("{}", format_api_error(library, code, code_name, message, expression, file,
-                                         line));
+    logging::error("{}", format_api_error(library, code, code_name, message, expression, file,
+                                          line));
   } catch (...) {
   }
 }

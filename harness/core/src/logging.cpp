@@ -45,6 +45,26 @@ void init_logging() {
   spdlog::set_level(spdlog::level::info);
 }
 
+namespace logging {
+
+namespace {
+spdlog::level::level_enum spdlog_level(Level level) {
+  switch (level) {
+    case Level::debug: return spdlog::level::debug;
+    case Level::info: return spdlog::level::info;
+    case Level::warn: return spdlog::level::warn;
+    case Level::error: break;
+  }
+  return spdlog::level::err;
+}
+}  // namespace
+
+bool enabled(Level level) { return spdlog::should_log(spdlog_level(level)); }
+
+void line(Level level, const std::string& text) { spdlog::log(spdlog_level(level), "{}", text); }
+
+}  // namespace logging
+
 void set_log_verbosity(int verbosity) {
   if (verbosity < 0) {
     spdlog::set_level(spdlog::level::err);

@@ -10,8 +10,8 @@
 #include <mutex>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
+#include "mgbench/core/logging.hpp"
 #include "nvml_api.hpp"
 
 namespace mgbench {
@@ -244,7 +244,7 @@ std::vector<std::string> Nvml::default_candidates() {
     if (path[0] == '/') return {path};
     std::string shown(path);
     for (char& c : shown) c = std::isprint(static_cast<unsigned char>(c)) ? c : '?';
-    spdlog::warn("MGBENCH_NVML_LIBRARY='{}' ignored: it must be an absolute path", shown);
+    logging::warn("MGBENCH_NVML_LIBRARY='{}' ignored: it must be an absolute path", shown);
   }
   return {"libnvidia-ml.so.1",
           "libnvidia-ml.so",
@@ -322,7 +322,7 @@ std::string nvml_load_error() { return global_nvml().error; }
 void warn_nvml_unavailable_once(const std::string& consequence) {
   static std::once_flag once;
   std::call_once(once, [&] {
-    spdlog::warn("NVML unavailable ({}): {}", nvml_load_error(), consequence);
+    logging::warn("NVML unavailable ({}): {}", nvml_load_error(), consequence);
   });
 }
 

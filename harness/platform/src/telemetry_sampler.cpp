@@ -9,8 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include <spdlog/spdlog.h>
-
+#include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
@@ -38,8 +37,8 @@ class NvmlPointObserver final : public PointObserver {
     const std::string bus_id = normalize_pci_bus_id(resolver_(cuda_device));
     if (!bus_id.empty()) device = nvml_->device_by_pci_bus_id(bus_id);
     if (!device) {
-      spdlog::warn("telemetry: CUDA device {} (PCI {}) has no NVML counterpart; not sampled",
-                   cuda_device, bus_id.empty() ? "unknown" : bus_id);
+      logging::warn("telemetry: CUDA device {} (PCI {}) has no NVML counterpart; not sampled",
+                    cuda_device, bus_id.empty() ? "unknown" : bus_id);
     }
     handles_[cuda_device] = device;
     bus_ids_[cuda_device] = bus_id;

@@ -15,10 +15,10 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/non_finite.hpp"
 #include "mgbench/model/point_quality.hpp"
@@ -64,8 +64,8 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
       std::string error;
       auto message = parse_worker_line(line, &error);
       if (!message) {
-        spdlog::warn("ignoring a malformed line from worker {} ({}): {:.80}", worker.pid(), error,
-                     line);
+        logging::warn("ignoring a malformed line from worker {} ({}): {:.80}", worker.pid(), error,
+                      line);
         continue;
       }
       if (message->kind == WorkerMessageKind::done) outcome.done = true;
@@ -85,8 +85,8 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
     }
     if (monotonic_seconds() - last_progress > progress_timeout_s) {
       outcome.timed_out = true;
-      spdlog::error("worker {} made no progress for {:.0f} s: killing it", worker.pid(),
-                    progress_timeout_s);
+      logging::error("worker {} made no progress for {:.0f} s: killing it", worker.pid(),
+                     progress_timeout_s);
       break;
     }
   }
@@ -99,11 +99,11 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
   }
   outcome.exit = worker.wait();
   if (!lines.pending().empty()) {
-    spdlog::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
+    logging::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
   }
   if (lines.dropped_lines() > 0) {
-    spdlog::warn("worker {} wrote {} line(s) longer than {} bytes: ignored", worker.pid(),
-                 lines.dropped_lines(), limits::kMaxLineBytes);
+    logging::warn("worker {} wrote {} line(s) longer than {} bytes: ignored", worker.pid(),
+                  lines.dropped_lines(), limits::kMaxLineBytes);
   }
   return outcome;
 }
@@ -111,9 +111,9 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMess
 // Rank 0 of a launch waits at a collective for late ranks: said while it waits.
 void warn_stall(std::size_t group, const WorkerStall& stall) {
   if (stall.missing.empty()) return;
-  spdlog::warn("group {}: rank 0 has waited {:.1f} s at '{}' for {} rank(s), rank {} on {} first",
-               group, stall.waited_s, one_line(stall.step), stall.missing.size(),
-               stall.missing[0].rank, one_line(stall.missing[0].host));
+  logging::warn("group {}: rank 0 has waited {:.1f} s at '{}' for {} rank(s), rank {} on {} first",
+                group, stall.waited_s, one_line(stall.step), stall.missing.size(),
+                stall.missing[0].rank, one_line(stall.missing[0].host));
 }
 
 // Why an attempt ended badly: the worker's fatal line (with a launcher, naming the rank and its
@@ -267,7 +267,7 @@ JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
                                  "start over with --force",
                                  out_dir, out_dir));
   }
-  spdlog::warn("--force: starting over in '{}'; its previous journal is replaced", out_dir);
+  logging::warn("--force: starting over in '{}'; its previous journal is replaced", out_dir);
   return JournalMode::replace;
 }
 
@@ -299,7 +299,7 @@ void Orchestrator::record(const PointResult& reported) {
   ++done_count_;
   if (journal_ && !journal_->append(point) && journal_error_.empty()) {
     journal_error_ = journal_->error();
-    spdlog::error("{}: no further group is started", journal_error_);
+    logging::error("{}: no further group is started", journal_error_);
   }
   const std::string figure = headline_figure(point);
   if (point.status == Status::ok && !figure.empty()) last_figure_ = figure;
@@ -312,15 +312,15 @@ void Orchestrator::record(const PointResult& reported) {
     std::fprintf(stderr, "%s\n", progress_line(state).c_str());
   }
   if (point.status != Status::ok) {
-    spdlog::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
-                 to_string(point.status), point.gpus, point.message,
-                 point.noisy ? " (noisy)" : "");
+    logging::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
+                  to_string(point.status), point.gpus, point.message,
+                  point.noisy ? " (noisy)" : "");
   } else if (point.noisy || !point.flags.empty()) {
-    spdlog::warn("{} [{}] on {} GPU(s): {}", point.workload, describe_params(point.params),
-                 point.gpus, one_line(quality_note(point.spread, point.flags)));
+    logging::warn("{} [{}] on {} GPU(s): {}", point.workload, describe_params(point.params),
+                  point.gpus, one_line(quality_note(point.spread, point.flags)));
   } else {
-    spdlog::debug("{} [{}] ok: median {:.6g} s", point.workload, describe_params(point.params),
-                  point.stats.median);
+    logging::debug("{} [{}] ok: median {:.6g} s", point.workload, describe_params(point.params),
+                   point.stats.median);
   }
 }
 
@@ -390,8 +390,8 @@ void Orchestrator::run_group(const PlannedGroup& group) {
     if (!results_.count(p.index)) todo.push_back(p);
   }
   if (todo.empty()) return;
-  spdlog::info("group {}: {} on GPU(s) {} ({} point(s))", group.index, group.workload,
-               fmt::join(group.devices, ","), todo.size());
+  logging::info("group {}: {} on GPU(s) {} ({} point(s))", group.index, group.workload,
+                fmt::join(group.devices, ","), todo.size());
   if (options_.isolation == Isolation::none) {
     run_group_in_process(group, std::move(todo));
     return;
@@ -427,9 +427,9 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
         if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
         // An index outside this attempt's points must never stand for another point.
         if (!find_point(m.index) || reported.count(m.index)) {
-          spdlog::warn("ignoring a '{}' message for point {}: not expected in group {}",
-                       m.kind == WorkerMessageKind::started ? "started" : "point", m.index,
-                       group.index);
+          logging::warn("ignoring a '{}' message for point {}: not expected in group {}",
+                        m.kind == WorkerMessageKind::started ? "started" : "point", m.index,
+                        group.index);
           return;
         }
         if (m.kind == WorkerMessageKind::started) {
@@ -475,8 +475,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   if (in_flight != kNone || !reported.empty()) {
     // The worker made progress before it died: a fresh one continues with the rest.
     if (!left.empty()) {
-      spdlog::warn("restarting the worker for the {} remaining point(s) of group {}", left.size(),
-                   group.index);
+      logging::warn("restarting the worker for the {} remaining point(s) of group {}", left.size(),
+                    group.index);
     }
     return left;
   }
@@ -492,7 +492,7 @@ std::vector<PlannedPoint> Orchestrator::after_timeout(const PlannedGroup& group,
   if (in_flight != nullptr) record_unfinished(group, *in_flight, Status::timeout, why);
   if (relaunch) {
     if (!left.empty()) {
-      spdlog::warn("relaunching group {} for its {} remaining point(s)", group.index, left.size());
+      logging::warn("relaunching group {} for its {} remaining point(s)", group.index, left.size());
     }
     return left;
   }

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/worker_protocol.hpp"
@@ -46,8 +46,8 @@ Params load_params(const SoakOptions& o, const std::vector<int>& devices, int vi
   for (const auto& g : plan.groups) {
     if (g.devices == devices && !g.points.empty()) {
       if (g.points.size() > 1) {
-        spdlog::warn("{}: {} points planned, the soak repeats the first: {}", o.workload,
-                     g.points.size(), describe_params(g.points.front().params));
+        logging::warn("{}: {} points planned, the soak repeats the first: {}", o.workload,
+                      g.points.size(), describe_params(g.points.front().params));
       }
       return g.points.front().params;
     }
@@ -154,8 +154,8 @@ class WindowCollector {
     run_.measured_s = t1;
     const std::string hot = too_hot(run_.windows.back(), monitor_);
     if (!hot.empty() && run_.stopped_early.empty()) run_.stopped_early = hot;
-    spdlog::info("window {}: {:.4g} {} (at {:.1f} s)", point.index,
-                 run_.windows.back().total_throughput(), metric_, t1);
+    logging::info("window {}: {:.4g} {} (at {:.1f} s)", point.index,
+                  run_.windows.back().total_throughput(), metric_, t1);
   }
   // Time the next window would end at, from the last window's length.
   double next_end_s() const {
@@ -380,9 +380,9 @@ int run_soak(const SoakOptions& options, const std::vector<std::string>& argv,
   const std::string out_dir = options.out_dir.empty() ? default_out_dir() : options.out_dir;
   const DirectoryLock lock(out_dir);
   auto monitor = make_soak_monitor(devices, bus_ids);
-  spdlog::info("soak: {} [{}] on GPU(s) {} for {:.4g} s in {:.4g} s windows; health: {}",
-               options.workload, describe_params(params), fmt::join(devices, ","),
-               options.duration_s, options.window_s, monitor->describe());
+  logging::info("soak: {} [{}] on GPU(s) {} for {:.4g} s in {:.4g} s windows; health: {}",
+                options.workload, describe_params(params), fmt::join(devices, ","),
+                options.duration_s, options.window_s, monitor->describe());
   const Json before = monitor->counters();
   install_interrupt_handlers();
   const SoakRun run = run_windows(spec, *monitor, options.duration_s, workload->throughput_metric());

@@ -6,9 +6,9 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/platform/nvml.hpp"
 #include "mgbench/run/soak.hpp"
@@ -35,7 +35,7 @@ class NvmlSoakMonitor : public SoakMonitor {
       if (h) known.push_back(h);
     }
     events_ = nvml_->watch_xid_events(known);
-    if (!events_) spdlog::warn("NVML cannot watch XID events here: XIDs will not be seen");
+    if (!events_) logging::warn("NVML cannot watch XID events here: XIDs will not be seen");
   }
   ~NvmlSoakMonitor() override { nvml_->free_event_set(events_); }
 

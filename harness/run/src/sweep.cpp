@@ -1,6 +1,5 @@
 // `mgbench sweep` once its options are parsed: probe, plan, run every group through the
 // orchestrator, then the end of the sweep: derived tables, files, sinks, exit code.
-#include <spdlog/spdlog.h>
 
 #include <filesystem>
 #include <functional>
@@ -11,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/store/history.hpp"
@@ -47,7 +47,7 @@ bool guarded(const std::string& what, const std::function<void()>& step) {
     step();
     return true;
   } catch (const std::exception& e) {
-    spdlog::error("{}: {}", what, e.what());
+    logging::error("{}: {}", what, e.what());
     return false;
   }
 }
@@ -124,7 +124,7 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
     const std::string db = options.db_path.empty() ? default_history_path() : options.db_path;
     ok = guarded("history", [&] { record_run(run, db); }) && ok;
   }
-  spdlog::info("results: {}", results_path);
+  logging::info("results: {}", results_path);
   const int code = sweep_exit_code(run);
   return code != 0 || ok ? code : static_cast<int>(ExitCode::environment);
 }
@@ -138,7 +138,7 @@ void record_test_hooks(Json& environment) {
   if (hooks.empty()) return;
   std::string list;
   for (const auto& [name, value] : hooks) list += (list.empty() ? "" : ", ") + name + "=" + value;
-  spdlog::warn("test hooks active ({}): these results are not real measurements", list);
+  logging::warn("test hooks active ({}): these results are not real measurements", list);
   environment["test_hooks"] = hooks;
   environment["fingerprint_hash"] = fingerprint_hash(environment);
 }
@@ -206,7 +206,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
     print_plan(plan, options.launch, std::cout);
     return 0;
   }
-  for (const auto& note : plan.notes) spdlog::warn("{}", note);
+  for (const auto& note : plan.notes) logging::warn("{}", note);
 
   RunResult run;
   run.tool = Json{{"name", "mgbench"},
@@ -237,8 +237,8 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
                        {"tool", run.tool}, {"plan", run.plan},
                        {"test_hooks", test_hooks::active()}},
                   sweep_journal_mode(out_dir, resuming, argv));
-  spdlog::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
-               out_dir);
+  logging::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
+                out_dir);
 
   install_interrupt_handlers();
   Orchestrator orchestrator(options, plan, &journal, std::move(finished));
@@ -250,7 +250,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   const int code = finish_sweep(options, run, out_dir, sinks);
   if (journal_closed && orchestrator.journal_error().empty()) return code;
   // The journal could not be written: results.json holds what ran; exit 4 (one line logged).
-  if (orchestrator.journal_error().empty()) spdlog::error("{}", journal.error());
+  if (orchestrator.journal_error().empty()) logging::error("{}", journal.error());
   return code == static_cast<int>(ExitCode::interrupted) ? code
                                                          : static_cast<int>(ExitCode::environment);
 }

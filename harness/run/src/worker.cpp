@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include <cxxopts.hpp>
-#include <spdlog/spdlog.h>
 
+#include "mgbench/core/logging.hpp"
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/platform/doctor.hpp"
 #include "mgbench/platform/fingerprint.hpp"
@@ -83,13 +83,13 @@ Json execute_probe(bool doctor) {
   try {
     result["environment"] = collect_environment(inventory);
   } catch (const std::exception& e) {
-    spdlog::warn("environment fingerprint incomplete: {}", e.what());
+    logging::warn("environment fingerprint incomplete: {}", e.what());
   }
   if (doctor) {
     try {
       result["doctor"] = doctor_to_json(evaluate_doctor(collect_doctor_facts(inventory)));
     } catch (const std::exception& e) {
-      spdlog::warn("doctor checks failed to run: {}", e.what());
+      logging::warn("doctor checks failed to run: {}", e.what());
     }
   }
   return result;

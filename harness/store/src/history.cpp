@@ -1,5 +1,6 @@
 // The SQLite history store (see mgbench/history.hpp for the schema and the rules).
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/store/history.hpp"
 
 #include <pwd.h>
@@ -14,7 +15,6 @@
 #include <random>
 
 #include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/error.hpp"
@@ -366,7 +366,7 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
 void record_run(const RunResult& run, const std::string& db_path) {
   HistoryStore store(db_path, HistoryMode::record);
   const std::int64_t id = store.record(run);
-  spdlog::debug("history: recorded run {} in {}", id, db_path);
+  logging::debug("history: recorded run {} in {}", id, db_path);
 }
 
 #else  // !MGBENCH_HAVE_SQLITE
@@ -386,7 +386,7 @@ struct HistoryStore::Impl {
 bool history_available() { return false; }
 
 void record_run(const RunResult&, const std::string& db_path) {
-  spdlog::debug("history: built without SQLite; run not recorded in {}", db_path);
+  logging::debug("history: built without SQLite; run not recorded in {}", db_path);
 }
 
 HistoryStore::HistoryStore(const std::string&, HistoryMode, int) { no_sqlite(); }

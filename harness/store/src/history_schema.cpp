@@ -7,10 +7,9 @@
 #include <functional>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/core/logging.hpp"
 #include "mgbench/store/history.hpp"
 
 namespace mgbench::history_schema {
@@ -133,7 +132,7 @@ void migrate_v1_to_v2(Database& db) {
   for (const auto& [id, text] : documents) {
     const Json doc = parse_stored(text);
     if (doc.is_discarded() || !doc.is_object()) {
-      spdlog::warn("history: run {} has an unreadable document; its metrics stay empty", id);
+      logging::warn("history: run {} has an unreadable document; its metrics stay empty", id);
       continue;
     }
     if (doc.contains("tool")) {
@@ -189,7 +188,7 @@ struct ForeignKeysOff {
     try {
       db.exec("PRAGMA foreign_keys = ON");
     } catch (const std::exception& e) {
-      spdlog::debug("history: {}", e.what());
+      logging::debug("history: {}", e.what());
     }
   }
 };
@@ -240,8 +239,8 @@ void migrate(Database& db) {
     Transaction tx(db);
     const int version = read_version(db);  // now under the write lock
     if (version == HistoryStore::kSchemaVersion) return;
-    spdlog::debug("history: migrating {} from schema version {} to {}", db.path(), version,
-                  version + 1);
+    logging::debug("history: migrating {} from schema version {} to {}", db.path(), version,
+                   version + 1);
     migrations()[static_cast<std::size_t>(version)](db);
     db.exec("DELETE FROM schema_version");
     Statement set = db.prepare("INSERT INTO schema_version (version) VALUES (?)");

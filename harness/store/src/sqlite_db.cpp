@@ -7,7 +7,7 @@
 
 #include <utility>
 
-#include <spdlog/spdlog.h>
+#include "mgbench/core/logging.hpp"
 
 namespace mgbench::sqlite {
 
@@ -79,7 +79,7 @@ Database Database::copy_to_memory() const {
 
 Database::~Database() {
   if (db_ && sqlite3_close(db_) != SQLITE_OK) {
-    spdlog::debug("sqlite: closing {} with unfinalised statements", path_);
+    logging::debug("sqlite: closing {} with unfinalised statements", path_);
     sqlite3_close_v2(db_);
   }
 }
@@ -231,7 +231,7 @@ Transaction::~Transaction() {
   if (!open_) return;
   char* error = nullptr;
   if (sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, &error) != SQLITE_OK) {
-    spdlog::debug("sqlite: rollback on {} failed: {}", db_.path(), error ? error : "?");
+    logging::debug("sqlite: rollback on {} failed: {}", db_.path(), error ? error : "?");
   }
   if (error) sqlite3_free(error);
 }
