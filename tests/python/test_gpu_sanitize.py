@@ -82,6 +82,7 @@ FAKE_SANITIZER = textwrap.dedent("""\
     here="$(dirname "$0")"
     echo "$MGBENCH_GPU_TEST_TIME_SCALE $NCCL_NVLS_ENABLE" > "$here/env.txt"
     echo "$last" >> "$here/calls.txt"
+    echo "$*" >> "$here/argv.txt"
     case "$last" in
       *once*) echo "========= ERROR SUMMARY: 0 errors"
               [ -e "$here/once.seen" ] || { touch "$here/once.seen"; exit 1; }; exit 0 ;;
@@ -129,6 +130,19 @@ class EndToEnd(unittest.TestCase):
                           ("racecheck", "clean"), ("racecheck", "clean")])
         self.assertEqual(env, ["25.0", "0"])
         self.assertIn("memcheck: 2 cases (2 clean); 0 errors reported", printed)
+
+    def test_a_kernel_filter_reaches_the_sanitizer_and_every_row(self):
+        code, rows, _, _ = self.run_script(["a"], ["--tools", "racecheck", "--kernels", "mgbench"])
+        self.assertEqual(code, 0)
+        with open(os.path.join(self.tmp, "argv.txt"), encoding="utf-8") as f:
+            argv = f.read().split()
+        self.assertIn("--kernel-name", argv)
+        self.assertEqual(argv[argv.index("--kernel-name") + 1], "kns=mgbench")
+        self.assertEqual(rows[0]["kernels"], "mgbench")
+        code, rows, _, _ = self.run_script(["a"], ["--tools", "racecheck"])
+        with open(os.path.join(self.tmp, "argv.txt"), encoding="utf-8") as f:
+            self.assertNotIn("--kernel-name", f.read())
+        self.assertIsNone(rows[0]["kernels"])
 
     def test_every_bad_outcome_is_its_own_row_and_exit_1(self):
         code, rows, printed, _ = self.run_script(["leaky", "slow", "failing", "crash", "fine"],
