@@ -4,8 +4,8 @@
 # headers by a small CMake project (scripts/setup_probe) that finds them as the real build does.
 # With nothing missing, no package manager is called (works offline).
 #
-#   scripts/setup.sh [PRESET]   check, install what is missing, build (PRESET: release, ci, debug,
-#                               asan, fuzz)
+#   scripts/setup.sh [PRESET [TARGET]]  check, install what is missing, build (PRESET: release,
+#                               ci, debug, asan, fuzz; TARGET: only that target, e.g. mgbench)
 #   scripts/setup.sh --check    check only: one line per missing piece; never installs or builds
 #   scripts/setup.sh --deps     check and install what is missing; no build
 #
@@ -26,6 +26,7 @@ case "${1:-}" in
   -*) echo "setup: unknown option '$1' (see scripts/setup.sh --help)" >&2; exit 2 ;;
 esac
 preset="${1:-release}"
+target="${2:-}"
 
 # piece | need | apt package | dnf package | what it is (for the messages)
 # need: required (exit 4 when missing), optional (a warning), cuda (never installed here).
@@ -259,5 +260,5 @@ say "all required pieces found (nvcc: ${CUDACXX}, cmake $(cmake --version | firs
 [[ "$mode" != build ]] && exit 0
 
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
-say "built build/$preset/bin/mgbench"
+cmake --build --preset "$preset" -j "$(nproc)" ${target:+--target "$target"}
+say "built build/$preset/bin/mgbench${target:+ (target $target only)}"
