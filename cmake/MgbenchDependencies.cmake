@@ -14,23 +14,8 @@ target_include_directories(mgbench_logging SYSTEM INTERFACE ${_spdlog_inc})
 target_compile_definitions(mgbench_logging INTERFACE SPDLOG_FMT_EXTERNAL SPDLOG_HEADER_ONLY)
 target_link_libraries(mgbench_logging INTERFACE fmt::fmt-header-only Threads::Threads)
 
-# SQLite (history store): linked statically so the binary runs where SQLite is absent.
-set(MGBENCH_HAVE_SQLITE OFF)
-if(NOT MGBENCH_WITH_SQLITE STREQUAL "OFF")
-  find_path(MGBENCH_SQLITE_INCLUDE_DIR sqlite3.h)
-  find_library(MGBENCH_SQLITE_STATIC NAMES libsqlite3.a)
-  if(MGBENCH_SQLITE_INCLUDE_DIR AND MGBENCH_SQLITE_STATIC)
-    add_library(mgbench_sqlite INTERFACE)
-    target_include_directories(mgbench_sqlite INTERFACE "${MGBENCH_SQLITE_INCLUDE_DIR}")
-    target_link_libraries(mgbench_sqlite INTERFACE "${MGBENCH_SQLITE_STATIC}" ${CMAKE_DL_LIBS}
-                                                   Threads::Threads m)
-    set(MGBENCH_HAVE_SQLITE ON)
-  elseif(MGBENCH_WITH_SQLITE STREQUAL "ON")
-    message(FATAL_ERROR "MGBENCH_WITH_SQLITE=ON but sqlite3.h / libsqlite3.a were not found")
-  else()
-    message(STATUS "SQLite not found: history store disabled")
-  endif()
-endif()
+# SQLite (history store) is not a build dependency: libsqlite3.so.0 is loaded at run time
+# (harness/store/src/sqlite_api.cpp), as NVML is.
 
 # MPI (multi-node launch), optional.
 set(MGBENCH_HAVE_MPI OFF)

@@ -50,9 +50,10 @@ else()
 endif()
 
 # The .deb. The CUDA runtime is linked statically; cuBLAS and NCCL are shared libraries from
-# NVIDIA's CUDA repository: libcublas-<major>-<minor> and libnccl2. The driver (libcuda,
-# libnvidia-ml) is not declared: drivers come from many sources (the CUDA repository, the
-# distribution, the runfile).
+# NVIDIA's CUDA repository: libcublas-<major>-<minor> and libnccl2. SQLite's runtime library
+# (libsqlite3-0) is loaded at run time by the history store, which every sweep writes to. The
+# driver (libcuda, libnvidia-ml) is not declared: drivers come from many sources (the CUDA
+# repository, the distribution, the runfile).
 set(CPACK_GENERATOR "DEB")
 set(CPACK_PACKAGE_NAME "mgbench")
 set(CPACK_PACKAGE_VENDOR "mgbench")
@@ -67,6 +68,7 @@ set(MGBENCH_DEB_NCCL "libnccl2")
 if(NCCL_VERSION MATCHES "^([0-9]+\\.[0-9]+)")
   string(APPEND MGBENCH_DEB_NCCL " (>= ${CMAKE_MATCH_1})")
 endif()
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libstdc++6, ${MGBENCH_DEB_CUBLAS}, ${MGBENCH_DEB_NCCL}")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "libc6, libstdc++6, libsqlite3-0 (>= 3.31), ${MGBENCH_DEB_CUBLAS}, ${MGBENCH_DEB_NCCL}")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion")
 include(CPack)

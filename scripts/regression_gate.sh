@@ -15,21 +15,25 @@
 #   --mgbench BIN    the mgbench binary (default: $MGBENCH, else mgbench on PATH)
 #   --threshold PCT  minimum change to call a point slower (compare's --threshold, default 3)
 #   --junit FILE     the JUnit XML (default: STATE/junit.xml)
+#   --allow-missing  baseline points the check did not measure (e.g. fewer GPU counts) are
+#                    listed but do not fail the gate
 # SWEEP ARGS go to `mgbench sweep` unchanged, and must be the same for baseline and check
 # (e.g. -- --workloads gemm,allreduce --gpus 1,2,4,8 --profile quick).
 #
 # Exit: 0 no point slower · 1 a point is slower (regression; JUnit has a <failure> per point) ·
-# 2 bad usage or no baseline yet · anything else: mgbench's own code (3 wrong results,
-# 4 environment, 5 inconclusive), passed through: the job fails without a verdict.
+# 2 bad usage or no baseline yet · 5 a baseline point the check did not measure (listed, and a
+# <failure type="missing"> each in JUnit), unless --allow-missing · anything else: mgbench's own
+# code (3 wrong results, 4 environment, 5 inconclusive), passed through: the job fails without
+# a verdict.
 set -uo pipefail
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "regression_gate: $1" >&2; exit "${2:-2}"; }
 
 mode="${1:-}"
 [[ "$mode" == baseline || "$mode" == check ]] || { usage >&2; die "expected 'baseline' or 'check'"; }
 shift
-state="./regression-gate" db="" bin="${MGBENCH:-mgbench}" threshold="3" junit=""
+state="./regression-gate" db="" bin="${MGBENCH:-mgbench}" threshold="3" junit="" allow_missing=0
 while (($#)); do
   case "$1" in
     --state) state="${2:?--state needs a directory}"; shift 2 ;;
@@ -37,6 +41,7 @@ while (($#)); do
     --mgbench) bin="${2:?--mgbench needs a path}"; shift 2 ;;
     --threshold) threshold="${2:?--threshold needs a percentage}"; shift 2 ;;
     --junit) junit="${2:?--junit needs a file}"; shift 2 ;;
+    --allow-missing) allow_missing=1; shift ;;
     --) shift; break ;;
     -h|--help) usage; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
@@ -73,6 +78,11 @@ if not runs: sys.exit("the sweep was not recorded in the history database")
 print(runs[-1]["id"])' "$started" || die "run not found in the history database" 4
 }
 
+# The baseline lives in the history database: fail before the sweep when it cannot be read
+# (mgbench prints why, e.g. no SQLite runtime library: exit 4).
+"$bin" history list "${db_args[@]}" >/dev/null ||
+  die "cannot read the history database (mgbench exit $?); see above" 4
+
 if [[ "$mode" == baseline ]]; then
   out=$(sweep baseline) || exit $?
   id=$(recorded_id "$out/results.json") || exit $?
@@ -87,11 +97,66 @@ id=$(<"$state/baseline.id")
   die "cannot export baseline run $id from the history database" 4
 out=$(sweep check) || exit $?
 "$bin" compare "$state/baseline.json" "$out/results.json" --label baseline --label candidate \
-  --threshold "$threshold" --junit "$junit" | tee "$state/compare.txt"
+  --threshold "$threshold" --junit "$junit" --report "$state/compare.json" |
+  tee "$state/compare.txt"
 rc=${PIPESTATUS[0]}
+
+# Baseline points the check did not measure (compare's only_in_base): one line each, and a
+# testcase each in the JUnit file, a <failure type="missing"> unless --allow-missing.
+missing=0
+if [[ -f "$state/compare.json" && -f "$junit" ]]; then
+  missing=$(python3 - "$state/compare.json" "$junit" "$allow_missing" <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+
+comparison, junit, allowed = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+points = json.load(open(comparison)).get("only_in_base", [])
+for p in points:
+    params = " ".join(f"{k}={v}" for k, v in sorted(p.get("params", {}).items()))
+    print(f"regression_gate: not measured by the check: {p['workload']} {params} "
+          f"on {p['gpus']} GPU(s) (baseline {p['status']})".replace("  ", " "), file=sys.stderr)
+if points:
+    tree = ET.parse(junit)
+    root = tree.getroot()
+    kind = "skipped" if allowed else "failure"
+    suite = ET.SubElement(root, "testsuite", name="not measured by the check",
+                          tests=str(len(points)), errors="0", time="0",
+                          failures="0" if allowed else str(len(points)),
+                          skipped=str(len(points)) if allowed else "0")
+    for p in points:
+        params = " ".join(f"{k}={v}" for k, v in sorted(p.get("params", {}).items()))
+        case = ET.SubElement(suite, "testcase", classname=p["workload"], time="0",
+                             name=f"{params} gpus={p['gpus']}".strip())
+        message = "in the baseline, not measured by the check" + (
+            " (allowed by --allow-missing)" if allowed else "")
+        element = ET.SubElement(case, kind, message=message)
+        if not allowed:
+            element.set("type", "missing")
+    for counter, add in (("tests", len(points)),
+                         ("failures" if not allowed else "skipped", len(points))):
+        root.set(counter, str(int(root.get(counter, "0")) + add))
+    ET.indent(tree)
+    tree.write(junit, encoding="UTF-8", xml_declaration=True)
+    with open(junit, "a", encoding="utf-8") as f:
+        f.write("\n")
+print(len(points))
+PY
+) || die "cannot read $state/compare.json or $junit" 4
+fi
+unmeasured=0
+if ((missing > 0 && allow_missing)); then
+  echo "regression_gate: $missing baseline point(s) not measured by the check (allowed by --allow-missing)"
+elif ((missing > 0)); then
+  echo "regression_gate: $missing baseline point(s) not measured by the check (--allow-missing accepts that)"
+  ((rc == 0)) && unmeasured=1 rc=5
+fi
 case "$rc" in
   0) echo "regression_gate: PASS: no point slower than baseline run $id (JUnit: $junit)" ;;
   1) echo "regression_gate: FAIL: regression against baseline run $id (JUnit: $junit)" ;;
-  *) echo "regression_gate: compare failed (exit $rc)" >&2 ;;
+  *) if ((unmeasured)); then
+       echo "regression_gate: FAIL: the check did not measure every point of baseline run $id (JUnit: $junit)"
+     else
+       echo "regression_gate: compare failed (exit $rc)" >&2
+     fi ;;
 esac
 exit "$rc"

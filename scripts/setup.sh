@@ -4,8 +4,8 @@
 # headers by a small CMake project (scripts/setup_probe) that finds them as the real build does.
 # With nothing missing, no package manager is called (works offline).
 #
-#   scripts/setup.sh [PRESET]   check, install what is missing, build (PRESET: release, ci, debug,
-#                               asan, fuzz)
+#   scripts/setup.sh [PRESET [TARGET]]  check, install what is missing, build (PRESET: release,
+#                               ci, debug, asan, fuzz; TARGET: only that target, e.g. mgbench)
 #   scripts/setup.sh --check    check only: one line per missing piece; never installs or builds
 #   scripts/setup.sh --deps     check and install what is missing; no build
 #
@@ -26,6 +26,7 @@ case "${1:-}" in
   -*) echo "setup: unknown option '$1' (see scripts/setup.sh --help)" >&2; exit 2 ;;
 esac
 preset="${1:-release}"
+target="${2:-}"
 
 # piece | need | apt package | dnf package | what it is (for the messages)
 # need: required (exit 4 when missing), optional (a warning), cuda (never installed here).
@@ -42,7 +43,7 @@ spdlog|required|libspdlog-dev|spdlog-devel|spdlog
 fmt|required|libfmt-dev|fmt-devel|fmt
 json|required|nlohmann-json3-dev|json-devel|nlohmann-json >= 3.10
 benchmark|optional|libbenchmark-dev|google-benchmark-devel|Google Benchmark (micro-benchmarks)
-sqlite|optional|libsqlite3-dev|sqlite-devel|SQLite headers and static library (history store)
+sqlite|required|libsqlite3-0|sqlite-libs|the SQLite runtime library libsqlite3.so.0 (history store; loaded at run time, no header needed)
 mpi|optional|libopenmpi-dev|openmpi-devel|MPI (multi-node launch)
 mpirun|optional|openmpi-bin|openmpi|mpirun (OpenMPI: --launcher mpirun and the mpi tests)
 python3|optional|python3|python3|/usr/bin/python3 (schema and report checks)
@@ -56,8 +57,8 @@ help2man|optional|help2man|help2man|help2man (man page)
 slurm|optional|slurmctld slurmd slurm-client munge|slurm-slurmctld slurm-slurmd slurm munge|Slurm daemons, client and munge (single-node Slurm cluster test)
 fuzzer|optional|clang-16 libfuzzer-16-dev libclang-rt-16-dev|-|clang-16 with libFuzzer and the sanitizer runtimes (fuzz preset)
 '
-TOOLS="cmake ninja gxx python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer mpirun slurm"
-LIBS="cublas nccl catch2 cxxopts spdlog fmt json benchmark sqlite mpi"
+TOOLS="cmake ninja gxx sqlite python3 jsonschema chromium ccache ctags promtool xmllint help2man fuzzer mpirun slurm"
+LIBS="cublas nccl catch2 cxxopts spdlog fmt json benchmark mpi"
 
 field() { echo "$PIECES" | awk -F'|' -v p="$1" -v f="$2" '$1 == p { print $f }'; }
 say() { echo "setup: $*" >&2; }
@@ -72,6 +73,7 @@ has_tool() {
     ninja) command -v ninja >/dev/null ;;
     gxx) command -v g++ >/dev/null && version_ge "$(g++ -dumpfullversion 2>/dev/null)" 9 ;;
     python3) [[ -x /usr/bin/python3 ]] ;;
+    sqlite) has_runtime_library libsqlite3.so.0 ;;
     jsonschema) [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null ;;
     chromium) command -v chromium >/dev/null || command -v chromium-browser >/dev/null ;;
     slurm) command -v slurmctld >/dev/null && command -v slurmd >/dev/null &&
@@ -81,6 +83,15 @@ has_tool() {
             compgen -G '/usr/lib/llvm-16/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a' >/dev/null ;;
     *) command -v "$1" >/dev/null ;;
   esac
+}
+
+# Whether the dynamic loader finds a shared library by its soname (what dlopen will look up).
+has_runtime_library() {
+  local ldconfig
+  ldconfig=$(PATH="$PATH:/sbin:/usr/sbin" command -v ldconfig) &&
+    grep -q "^[[:space:]]*$1 " <<<"$("$ldconfig" -p 2>/dev/null)" && return 0
+  compgen -G "/usr/lib*/$1" >/dev/null || compgen -G "/usr/lib/*-linux-gnu/$1" >/dev/null ||
+    compgen -G "/lib*/$1" >/dev/null
 }
 
 # The CUDA compiler, in the order CUDACXX, CUDAToolkit_ROOT, CUDA_HOME, PATH, /usr/local/cuda.
@@ -249,5 +260,5 @@ say "all required pieces found (nvcc: ${CUDACXX}, cmake $(cmake --version | firs
 [[ "$mode" != build ]] && exit 0
 
 cmake --preset "$preset" >/dev/null
-cmake --build --preset "$preset" -j "$(nproc)"
-say "built build/$preset/bin/mgbench"
+cmake --build --preset "$preset" -j "$(nproc)" ${target:+--target "$target"}
+say "built build/$preset/bin/mgbench${target:+ (target $target only)}"

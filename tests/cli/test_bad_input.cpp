@@ -38,14 +38,6 @@ struct BadInputCase {
   "\"stats\":{\"n\":1,\"median\":1,\"mean\":1,\"min\":1,\"max\":1,\"stdev\":0,"        \
   "\"rel_stdev\":0,\"p05\":1,\"p95\":1,\"ci_low\":1,\"ci_high\":1}" fields "}]}' > p.json"
 
-// A case that opens the history database. A build without SQLite has no database to open: the
-// command says so instead, in one line, with exit 4 (the environment lacks a piece).
-#if defined(MGBENCH_HAVE_SQLITE)
-#define MGBENCH_DB_CASE(code, message) code, message
-#else
-#define MGBENCH_DB_CASE(code, message) 4, "built without SQLite"
-#endif
-
 const BadInputCase kCases[] = {
     // report: the results file
     {"report: missing file", "", "report $D/nope.json -o $D/r.html", 2, "cannot read"},
@@ -137,9 +129,13 @@ const BadInputCase kCases[] = {
     {"history: unknown subcommand", "", "history frob", 2, "unknown subcommand"},
     {"history: show without a run", "", "history show --db $D/h.db", 2, "expected one RUN"},
     {"history: database is a directory", "mkdir h.db", "history list --db $D/h.db",
-     MGBENCH_DB_CASE(2, "is a directory")},
+     2, "is a directory"},
     {"history: database is not SQLite", "head -c 8192 /dev/urandom > h.db",
-     "history list --db $D/h.db", MGBENCH_DB_CASE(2, "not an SQLite database")},
+     "history list --db $D/h.db", 2, "not an SQLite database"},
+    {"history: database is a FIFO", "mkfifo h.db", "history list --db $D/h.db", 2,
+     "h.db is a FIFO, not a regular file"},
+    {"history: the database's -wal is a FIFO", ": > h.db; mkfifo h.db-wal",
+     "history show last --db $D/h.db", 2, "h.db-wal is a FIFO, not a regular file"},
     {"history: trend without --workload", "", "history trend --db $D/h.db", 2, "--workload"},
     {"history: --gpus on list", "", "history list --gpus 2 --db $D/h.db", 2, "--gpus"},
     {"history: hostile --by (newline, escape)", "",

@@ -250,8 +250,6 @@ TEST_CASE("compare cli: committed example files as offers with prices", "[cli][c
   CHECK(r.out.find("VM (KVM)") != std::string::npos);
 }
 
-#if defined(MGBENCH_HAVE_SQLITE)
-
 TEST_CASE("history cli: list, show, export and trend", "[cli][history]") {
   Files f;
   const std::string db = f.dir + "/h.db";
@@ -299,17 +297,6 @@ TEST_CASE("history cli: list before any run says so and exits 0", "[cli][history
   CHECK(show.err.find("no run recorded yet") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(db));
 }
-
-#else
-
-TEST_CASE("history cli: without SQLite, one line and exit 4", "[cli][history]") {
-  const auto r = run_mgbench("history list --db /tmp/mgbench-none.db");
-  CHECK(r.exit_code == 4);
-  CHECK(one_line(r.err));
-  CHECK(r.err.find("built without SQLite") != std::string::npos);
-}
-
-#endif
 
 TEST_CASE("history cli: an unknown subcommand exits 2", "[cli][history]") {
   const auto r = run_mgbench("history frobnicate");

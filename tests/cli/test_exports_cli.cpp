@@ -73,8 +73,6 @@ TEST_CASE("exports cli: compare --junit of a run with itself has no failure", "[
   CHECK(xml.find("<failure") == std::string::npos);
 }
 
-#if defined(MGBENCH_HAVE_SQLITE)
-
 TEST_CASE("exports cli: history export as CSV and JSON lines", "[cli][exports][history]") {
   const Dir dir;
   const std::string db = dir.path + "/h.db";
@@ -109,4 +107,3 @@ TEST_CASE("exports cli: history export as CSV and JSON lines", "[cli][exports][h
   CHECK(one_line(bad.err));
 }
 
-#endif

@@ -11,7 +11,6 @@
 #include "support.hpp"
 #include "sweep_support.hpp"
 
-#if defined(MGBENCH_HAVE_SQLITE)
 #include "mgbench/store/sqlite_db.hpp"
 
 using mgbench::Status;
@@ -130,4 +129,3 @@ TEST_CASE("history reading commands never create, migrate or write the database"
   CHECK(run_mgbench("history list --db " + db).exit_code == 0);
 }
 
-#endif  // MGBENCH_HAVE_SQLITE

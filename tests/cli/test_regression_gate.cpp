@@ -2,7 +2,8 @@
 // history database, a check sweep where nothing changed (exit 0, JUnit without failures), and
 // one with a slowdown injected through MGBENCH_TEST_SLOWDOWN: compare calls no regression across
 // runs with different test hooks, so the gate fails inconclusive (exit 5), the JUnit file still
-// carrying a <failure> per slower point.
+// carrying a <failure> per slower point; a check that measured fewer GPU counts fails unless
+// --allow-missing; without the SQLite runtime library the baseline stops before its sweep.
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -11,22 +12,23 @@
 #include "catch_compat.hpp"
 #include "support.hpp"
 
-#if defined(MGBENCH_HAVE_SQLITE)
-
 namespace {
 
 struct Gate {
   std::string dir = mgbench::test::temp_dir("gate");
   ~Gate() { std::filesystem::remove_all(dir); }
 
-  // Runs the script with `mode` and `env`; returns its exit status.
-  int run(const std::string& mode, const std::string& env = "") const {
+  // Runs the script with `mode` (and gate options) and `env`, sweeping on `gpus`; returns its
+  // exit status.
+  int run(const std::string& mode, const std::string& env = "",
+          const std::string& gpus = "1,2") const {
     const std::string cmd =
         "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_FAKE_DEVICES=2 MGBENCH=\"" MGBENCH_BINARY
         "\" " +
         env + " bash \"" MGBENCH_SOURCE_DIR "/scripts/regression_gate.sh\" " + mode + " --state " +
         dir + "/state --db " + dir + "/history.db -- --workloads selftest --param behavior=steady" +
-        " --gpus 1,2 --skip-doctor --no-telemetry --no-report >>" + dir + "/log 2>&1 </dev/null";
+        " --gpus " + gpus + " --skip-doctor --no-telemetry --no-report >>" + dir +
+        "/log 2>&1 </dev/null";
     const int status = std::system(cmd.c_str());
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
@@ -71,4 +73,38 @@ TEST_CASE("regression gate: unchanged passes, an injected slowdown fails with JU
   CHECK(slower.find("p-value") != std::string::npos);
 }
 
-#endif
+
+TEST_CASE("regression gate: a check that measured fewer GPU counts than the baseline fails",
+          "[cli][gate]") {
+  // The baseline has 1 and 2 GPUs, the check only 1: the 2-GPU point is listed, is a
+  // <failure type="missing"> in JUnit, and the gate exits 5 unless --allow-missing.
+  const Gate gate;
+  REQUIRE(gate.run("baseline") == 0);
+  INFO(gate.log());
+
+  CHECK(gate.run("check", "", "1") == 5);
+  const std::string listed = "not measured by the check: selftest batch=1 behavior=steady on ";
+  CHECK(gate.log().find(listed + "2 GPU(s)") != std::string::npos);
+  CHECK(gate.log().find(listed + "1 GPU(s)") == std::string::npos);
+  CHECK(gate.log().find("FAIL: the check did not measure every point") != std::string::npos);
+  const std::string missing = gate.junit();
+  CHECK(count(missing, "<testcase ") == 2);  // the matched 1-GPU point and the missing one
+  CHECK(count(missing, "<failure ") == 1);
+  CHECK(missing.find("type=\"missing\"") != std::string::npos);
+  CHECK(missing.find("tests=\"2\" failures=\"1\"") != std::string::npos);  // <testsuites>
+
+  CHECK(gate.run("check --allow-missing", "", "1") == 0);
+  CHECK(gate.log().find("(allowed by --allow-missing)") != std::string::npos);
+  const std::string allowed = gate.junit();
+  CHECK(count(allowed, "<failure ") == 0);
+  CHECK(count(allowed, "<skipped ") == 1);
+}
+
+TEST_CASE("regression gate: without the SQLite library, baseline stops before its sweep",
+          "[cli][gate]") {
+  const Gate gate;
+  CHECK(gate.run("baseline", "MGBENCH_SQLITE_LIBRARY=/nonexistent/libsqlite3.so.0") == 4);
+  CHECK(gate.log().find("/nonexistent/libsqlite3.so.0") != std::string::npos);
+  CHECK(gate.log().find("cannot read the history database") != std::string::npos);
+  CHECK(std::filesystem::is_empty(gate.dir + "/state/sweeps"));
+}

@@ -38,6 +38,8 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 grep -Eq '(^|, )libcublas-[0-9]+-[0-9]+(,|$)' <<<"$depends" || fail "no libcublas-X-Y dependency"
 grep -Eq '(^|, )libnccl2( \(>= [0-9.]+\))?(,|$)' <<<"$depends" || fail "no libnccl2 dependency"
+# SQLite's runtime library, loaded at run time by the history store.
+grep -Eq '(^|, )libsqlite3-0( \(>= [0-9.]+\))?(,|$)' <<<"$depends" || fail "no libsqlite3-0 dependency"
 
 # Contents: the usual places.
 contents=$(dpkg-deb -c "$deb" | awk '{print $NF}')
@@ -81,7 +83,9 @@ grep -q "gemm:" <<<"$out" || fail "mgbench list does not name gemm: $out"
 out=$(run sweep --dry-run --gpus 1,2,4,8 2>&1) || fail "dry run failed: $out"
 grep -q "^Plan:" <<<"$out" || fail "the dry run printed no plan: $out"
 grep -q "GPU counts 1,2,4,8" <<<"$out" || fail "the plan is not for 1,2,4,8 GPUs: $out"
-echo "installed mgbench: --version, list and the 1,2,4,8 dry-run plan ok"
+out=$(run history list --db "$work/empty/none.db" 2>&1) || fail "history list failed: $out"
+grep -q "No run recorded yet" <<<"$out" || fail "history list: $out"
+echo "installed mgbench: --version, list, history list and the 1,2,4,8 dry-run plan ok"
 
 # The completion file loads and completes a command.
 words=$(bash -c 'source /usr/share/bash-completion/completions/mgbench &&

@@ -41,22 +41,25 @@ grep -q "all required pieces found" <<<"$out" || fail "no summary line: $out"
 echo "ok: nothing missing, no package manager call"
 
 # 2. Optional pieces missing, nothing offered by the index.
-out=$(MGBENCH_SETUP_PRETEND_MISSING="sqlite help2man" bash "$src/scripts/setup.sh" --deps 2>&1) ||
+out=$(MGBENCH_SETUP_PRETEND_MISSING="benchmark help2man" bash "$src/scripts/setup.sh" --deps 2>&1) ||
   fail "setup failed for a missing optional piece: $out"
 [[ ! -e "$work/calls" ]] || fail "apt-get/sudo called for optional pieces: $(cat "$work/calls")"
-grep -q "optional, missing: SQLite.*apt-get install libsqlite3-dev" <<<"$out" ||
-  fail "no line for sqlite: $out"
+grep -q "optional, missing: Google Benchmark.*apt-get install libbenchmark-dev" <<<"$out" ||
+  fail "no line for Google Benchmark: $out"
 grep -q "optional, missing: help2man.*apt-get install help2man" <<<"$out" ||
   fail "no line for help2man: $out"
 echo "ok: optional pieces missing, no registry: warnings, exit 0"
 
 # 3. A required piece missing; the package manager fails.
-out=$(MGBENCH_SETUP_PRETEND_MISSING="fmt" bash "$src/scripts/setup.sh" --deps 2>&1)
+out=$(MGBENCH_SETUP_PRETEND_MISSING="fmt sqlite" bash "$src/scripts/setup.sh" --deps 2>&1)
 rc=$?
 [[ $rc -eq 4 ]] || fail "expected exit 4 for a missing required piece, got $rc: $out"
 grep -q "apt-get" "$work/calls" 2>/dev/null || fail "apt-get was not tried for a required piece"
 grep -q "REQUIRED, missing: fmt: apt-get install libfmt-dev" <<<"$out" ||
   fail "no line naming fmt and libfmt-dev: $out"
+# The history store needs only SQLite's runtime library (loaded at run time), not its headers.
+grep -q "REQUIRED, missing: the SQLite runtime library libsqlite3.so.0.*apt-get install libsqlite3-0 | dnf install sqlite-libs" <<<"$out" ||
+  fail "no line naming the SQLite runtime library and libsqlite3-0: $out"
 echo "ok: required piece missing: exit 4, one line with the package"
 
 # 4. An MPI compiler wrapper without its headers (OpenMPI's binaries, no -dev package): the

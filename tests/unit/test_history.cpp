@@ -11,9 +11,7 @@
 #include "mgbench/model/results.hpp"
 #include "support.hpp"
 
-#if defined(MGBENCH_HAVE_SQLITE)
 #include "mgbench/store/sqlite_db.hpp"
-#endif
 
 namespace {
 
@@ -55,8 +53,6 @@ struct TempDir {
 };
 
 }  // namespace
-
-#if defined(MGBENCH_HAVE_SQLITE)
 
 TEST_CASE("history: a recorded run comes back in list, show and export", "[history]") {
   TempDir dir;
@@ -325,27 +321,6 @@ TEST_CASE("history: the database uses WAL journaling", "[history]") {
   REQUIRE(s.step());
   CHECK(s.column_text(0) == "wal");
 }
-
-#else  // !MGBENCH_HAVE_SQLITE
-
-TEST_CASE("history: without SQLite the store says so", "[history]") {
-  CHECK_FALSE(mgbench::history_available());
-  try {
-    mgbench::HistoryStore store("/tmp/none.db");  // NOLINT
-    FAIL("no error");
-  } catch (const mgbench::EnvironmentError& e) {
-    CHECK(std::string(e.what()).find("built without SQLite") == 0);
-  }
-}
-
-TEST_CASE("history: without SQLite recording is a no-op", "[history]") {
-  TempDir dir;
-  mgbench::record_run(history_run("2025-01-01T00:00:00.000Z", "570.86.15", 700),
-                      dir.path + "/h.db");
-  CHECK_FALSE(std::filesystem::exists(dir.path + "/h.db"));
-}
-
-#endif
 
 TEST_CASE("history: the default path follows XDG_DATA_HOME", "[history]") {
   const char* old = std::getenv("XDG_DATA_HOME");

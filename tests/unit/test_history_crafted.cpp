@@ -12,7 +12,6 @@
 #include "mgbench/store/history.hpp"
 #include "support.hpp"
 
-#if defined(MGBENCH_HAVE_SQLITE)
 #include "mgbench/store/sqlite_db.hpp"
 
 namespace {
@@ -208,4 +207,3 @@ TEST_CASE("history: connections are defensive and do not trust the schema", "[hi
                   mgbench::sqlite::DatabaseError);
 }
 
-#endif  // MGBENCH_HAVE_SQLITE

@@ -1,6 +1,7 @@
 // `mgbench history list|show RUN|trend|export RUN`: the runs recorded in the SQLite history
-// store (mgbench/history.hpp). Without SQLite in the build: one line, exit 4. `export` writes the
-// recorded results document (json), or one row per point with its run's fields (csv, jsonl).
+// store (mgbench/history.hpp). Without the SQLite runtime library: one line, exit 4. `export`
+// writes the recorded results document (json), or one row per point with its run's fields (csv,
+// jsonl).
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

@@ -4,6 +4,7 @@
 #include "mgbench/store/history.hpp"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,10 +20,9 @@
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/error.hpp"
 
-#if defined(MGBENCH_HAVE_SQLITE)
 #include "history_schema.hpp"
 #include "mgbench/store/sqlite_db.hpp"
-#endif
+#include "sqlite_api.hpp"
 
 namespace mgbench {
 
@@ -60,8 +60,6 @@ const std::vector<std::string>& trend_fields() {
       "driver", "cuda", "nccl", "host", "gpu_model", "gpu_count", "fingerprint", "tool_version"};
   return fields;
 }
-
-#if defined(MGBENCH_HAVE_SQLITE)
 
 namespace {
 
@@ -101,6 +99,102 @@ std::string join(const std::vector<std::string>& items) {
   return text;
 }
 
+namespace fs = std::filesystem;
+
+std::string file_kind(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::fifo: return "a FIFO, not a regular file";
+    case fs::file_type::socket: return "a socket, not a regular file";
+    case fs::file_type::character:
+    case fs::file_type::block: return "a device, not a regular file";
+    default: return "not a regular file";
+  }
+}
+
+// The database and the files SQLite keeps beside it must be regular files when they exist:
+// opening a FIFO blocks until a writer comes, for ever.
+void check_regular_files(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) {
+    const std::string file = path + suffix;
+    std::error_code ec;
+    const fs::file_status status = fs::status(file, ec);
+    if (!fs::exists(status) || fs::is_regular_file(status)) continue;
+    throw UsageError("history database " + path + (suffix[0] ? ": " + file : "") + " is " +
+                     file_kind(status.type()));
+  }
+}
+
+// What tells that the database changed: device, inode, size and time of the file and of its
+// -wal and -journal ("-" for one that is missing).
+std::string files_state(const std::string& path) {
+  std::string state;
+  for (const char* suffix : {"", "-wal", "-journal"}) {
+    struct stat st {};
+    if (::stat((path + suffix).c_str(), &st) != 0) {
+      state += "-;";
+      continue;
+    }
+    state += fmt::format("{}:{}:{}:{}.{};", st.st_dev, st.st_ino, st.st_size, st.st_mtim.tv_sec,
+                         st.st_mtim.tv_nsec);
+  }
+  return state;
+}
+
+bool directory_writable(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+}
+
+// The -wal or -journal beside the database when it holds anything, "" otherwise: transactions
+// the file itself may lack. (Reading connections leave an empty -wal behind.)
+std::string companion(const std::string& path) {
+  for (const char* suffix : {"-wal", "-journal"}) {
+    struct stat st {};
+    if (::stat((path + suffix).c_str(), &st) == 0 && st.st_size > 0) return path + suffix;
+  }
+  return "";
+}
+
+// Reading a WAL database needs its -shm file: in a directory this user cannot write, SQLite
+// cannot create it and a read-only open fails ("attempt to write a readonly database"). The
+// file is then copied into memory without locks (SQLite's immutable=1, which reads neither
+// -wal nor -shm). That is safe only when the file holds every committed transaction and nobody
+// writes it meanwhile: so only with no content in a -wal or -journal beside it (a commit goes
+// there first), and checked again after the copy: the file and its -wal and -journal the same
+// (device, inode, size, time), still empty. A writer that came meanwhile makes the copy be
+// thrown away and taken again. (SQLite's nolock=1 instead still needs the -shm.)
+Database read_without_locks(const std::string& path, int timeout) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const std::string before = files_state(path);
+    Database copy = Database(path, Database::Mode::read_only_immutable, timeout).copy_to_memory();
+    if (before == files_state(path) && companion(path).empty()) {
+      logging::debug("history: read {} without locks (its directory is not writable)", path);
+      return copy;
+    }
+  }
+  throw UsageError("history database " + path +
+                   " kept changing while it was read (its directory is not writable, so it is "
+                   "read without locks): try again");
+}
+
+Database open_for_reading(const std::string& path, int timeout) {
+  try {
+    return Database(path, Database::Mode::read_only, timeout);
+  } catch (const sqlite::DatabaseError& e) {
+    const bool cannot_write_beside =
+        e.sqlite_code() == sqlite::api::kReadonly || e.sqlite_code() == sqlite::api::kCantopen;
+    if (!cannot_write_beside || directory_writable(path)) throw;
+    if (const std::string beside = companion(path); !beside.empty()) {
+      throw UsageError(
+          "history database " + path + " cannot be read here: its directory is not writable and " +
+          beside + " is beside it (a writer has it open, or stopped before closing it): read it " +
+          "where it can be written, or later");
+    }
+  }
+  return read_without_locks(path, timeout);
+}
+
 // Reading commands open the file read-only; an older version is migrated in a copy in memory,
 // never in the file.
 Database open_history(const std::string& path, HistoryMode mode, int timeout) {
@@ -109,7 +203,7 @@ Database open_history(const std::string& path, HistoryMode mode, int timeout) {
     history_schema::migrate(db);
     return db;
   }
-  Database file(path, Database::Mode::read_only, timeout);
+  Database file = open_for_reading(path, timeout);
   if (history_schema::read_version(file) == HistoryStore::kSchemaVersion) return file;
   Database copy = file.copy_to_memory();
   history_schema::migrate(copy);
@@ -122,10 +216,10 @@ struct HistoryStore::Impl {
   Database db;
 };
 
-bool history_available() { return true; }
+bool history_available() { return sqlite::library_error().empty(); }
 
 HistoryStore::HistoryStore(const std::string& path, HistoryMode mode, int busy_timeout_ms) {
-  namespace fs = std::filesystem;
+  (void)sqlite::api::get();  // without the library, say so (exit 4) before anything else
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     if (mode == HistoryMode::read_only) {
@@ -137,9 +231,8 @@ HistoryStore::HistoryStore(const std::string& path, HistoryMode mode, int busy_t
       throw UsageError("history database " + path + ": cannot create " + parent.string() + ": " +
                        ec.message());
     }
-  } else if (fs::is_directory(path, ec)) {
-    throw UsageError("history database " + path + " is a directory");
   }
+  check_regular_files(path);
   impl_ = std::make_unique<Impl>(Impl{open_history(path, mode, busy_timeout_ms)});
 }
 
@@ -364,43 +457,13 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
 }
 
 void record_run(const RunResult& run, const std::string& db_path) {
+  if (const std::string missing = sqlite::library_error(); !missing.empty()) {
+    logging::warn("history: run not recorded in {}: {}", db_path, missing);
+    return;
+  }
   HistoryStore store(db_path, HistoryMode::record);
   const std::int64_t id = store.record(run);
   logging::debug("history: recorded run {} in {}", id, db_path);
 }
-
-#else  // !MGBENCH_HAVE_SQLITE
-
-namespace {
-[[noreturn]] void no_sqlite() {
-  throw EnvironmentError(
-      "built without SQLite: the history store is unavailable (install sqlite3.h and "
-      "libsqlite3.a, e.g. libsqlite3-dev, and rebuild)");
-}
-}  // namespace
-
-struct HistoryStore::Impl {
-  std::string path;
-};
-
-bool history_available() { return false; }
-
-void record_run(const RunResult&, const std::string& db_path) {
-  logging::debug("history: built without SQLite; run not recorded in {}", db_path);
-}
-
-HistoryStore::HistoryStore(const std::string&, HistoryMode, int) { no_sqlite(); }
-HistoryStore::~HistoryStore() = default;
-std::int64_t HistoryStore::record(const RunResult&) { no_sqlite(); }
-std::vector<HistoryRun> HistoryStore::list() const { no_sqlite(); }
-std::int64_t HistoryStore::resolve(const std::string&) const { no_sqlite(); }
-HistoryRun HistoryStore::run(std::int64_t) const { no_sqlite(); }
-std::vector<HistoryPoint> HistoryStore::points(std::int64_t) const { no_sqlite(); }
-std::string HistoryStore::document(std::int64_t) const { no_sqlite(); }
-std::vector<TrendRow> HistoryStore::trend(const TrendQuery&) const { no_sqlite(); }
-int HistoryStore::schema_version() const { no_sqlite(); }
-const std::string& HistoryStore::path() const { return impl_->path; }
-
-#endif  // MGBENCH_HAVE_SQLITE
 
 }  // namespace mgbench

@@ -1,5 +1,4 @@
 // The history database's schema and migrations (see history_schema.hpp).
-#if defined(MGBENCH_HAVE_SQLITE)
 
 #include "history_schema.hpp"
 
@@ -256,4 +255,3 @@ void migrate(Database& db) {
 
 }  // namespace mgbench::history_schema
 
-#endif  // MGBENCH_HAVE_SQLITE

@@ -1,6 +1,6 @@
 #pragma once
 // The history database's schema, its migrations and the checks every opened file passes
-// (internal to the store; built only with SQLite).
+// (internal to the store).
 #include <cstdint>
 #include <string>
 

@@ -2,9 +2,9 @@
 // The history store: every finished run recorded in an SQLite database, for trends across
 // driver / CUDA / NCCL versions and machines (`mgbench history`).
 //
-// Built only with SQLite (MGBENCH_HAVE_SQLITE). Without it, record_run() is a no-op (one
-// debug log line) and HistoryStore throws EnvironmentError "built without SQLite" (exit 4:
-// the build lacks a capability, like a missing GPU library).
+// SQLite is loaded at run time (mgbench/store/sqlite_db.hpp). Where it cannot be loaded,
+// record_run() records nothing and logs one warning saying why, and HistoryStore throws
+// EnvironmentError (exit 4) naming what is missing.
 //
 // Schema (version 3; a `schema_version` table holds the version, migrations run in order in
 // one transaction each, and a version this mgbench never wrote -- newer, zero or negative --
@@ -19,7 +19,9 @@
 // replaces that row and keeps its id; a run without run id is always a new row.
 //
 // Reading (HistoryMode::read_only) never writes the file: it is opened read-only, and an
-// older version is migrated in an in-memory copy.
+// older version is migrated in an in-memory copy. A file in a directory this user cannot write
+// is read into memory without locks when nobody has it open (see history.cpp). The database,
+// and its -wal, -shm and -journal files where they exist, must be regular files (UsageError).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,7 +33,7 @@
 
 namespace mgbench {
 
-// True when this build has the SQLite history store.
+// True when the SQLite runtime library loads (sqlite::library_error() says why not).
 bool history_available();
 
 // $XDG_DATA_HOME/mgbench/history.db, else ~/.local/share/mgbench/history.db.
@@ -41,7 +43,7 @@ std::string default_history_path();
 std::string make_run_id();
 
 // Records a finished run (creating the database and its directory when needed). Throws
-// UsageError for a corrupt or locked database; a no-op without SQLite.
+// UsageError for a corrupt or locked database; without the SQLite library, one warning.
 void record_run(const RunResult& run, const std::string& db_path);
 
 struct HistoryRun {

@@ -1,8 +1,9 @@
 #pragma once
 // A thin RAII wrapper over SQLite's C API: a connection, prepared statements with bound
 // parameters (values are never spliced into SQL text), and transactions that roll back
-// unless committed. Only defined when the build has SQLite (MGBENCH_HAVE_SQLITE); the header
-// itself does not include sqlite3.h.
+// unless committed. SQLite is loaded at run time (libsqlite3.so.0, or the absolute path in
+// MGBENCH_SQLITE_LIBRARY): the build needs no SQLite header or library. Without it, opening a
+// database throws EnvironmentError (exit 4) naming what is missing.
 //
 // Every failure throws DatabaseError, a UsageError (exit 2) whose one-line message names the
 // database file and says what went wrong ("is locked by another process", "is not an SQLite
@@ -30,11 +31,19 @@ class DatabaseError : public UsageError {
   int sqlite_code_;
 };
 
+// "" when the SQLite runtime library loads and is recent enough (3.31.0), else the one-line
+// reason (what is missing, and the package that provides it). Loads it on first use.
+std::string library_error();
+
 class Statement;
 
 class Database {
  public:
-  enum class Mode { read_write_create, read_write, read_only };
+  // read_only_immutable: read-only without any lock, -wal or -shm file (SQLite's immutable=1),
+  // for a file in a directory this user cannot write; only safe while nobody writes the file,
+  // which the caller must check (HistoryStore reads such a file into memory and checks that it
+  // did not change meanwhile).
+  enum class Mode { read_write_create, read_write, read_only, read_only_immutable };
 
   // Opens (or creates) the file, sets the busy timeout and turns on foreign keys; in the
   // writable modes also switches the journal to WAL. Every connection is defensive
