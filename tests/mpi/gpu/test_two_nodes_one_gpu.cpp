@@ -72,7 +72,7 @@ Launch launch(const std::string& workload, const std::vector<Params>& params) {
   const char* wrapper = std::getenv("MGBENCH_GPU_TEST_RANK_WRAPPER");
   std::ostringstream cmd;
   cmd << "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_RANKS_PER_NODE=2 NCCL_SOCKET_IFNAME=lo "
-         "NCCL_IB_DISABLE=1 NCCL_NVLS_ENABLE=0 ";
+         "NCCL_IB_DISABLE=1 NCCL_NVLS_ENABLE=0 NCCL_MNNVL_ENABLE=0 ";
   if (::geteuid() == 0) cmd << "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ";
   cmd << "timeout " << static_cast<int>(300 * scale) << " mpirun -np " << kRanks
       << " --oversubscribe --bind-to none sh -c 'NCCL_HOSTID=mgbench-rank-$OMPI_COMM_WORLD_RANK "
@@ -146,7 +146,9 @@ TEST_CASE("two nodes on one GPU: the own all-reduce is waived on every rank, not
 
 TEST_CASE("two nodes on one GPU: NCCL's all-reduce is exact on every rank",
           "[mpi][gpu][allreduce][nccl]") {
-  const Launch l = launch("allreduce", {allreduce("nccl", 1 << 18), allreduce("nccl", 12345)});
+  // From 1 MiB up: no second, gated timing of the point (time_both) on four time-sliced ranks.
+  const Launch l =
+      launch("allreduce", {allreduce("nccl", 1 << 18), allreduce("nccl", (1 << 18) + 12345)});
   require_launch_ok(l, 2);
   for (const auto& p : l.points) {
     INFO("point " << p.index << ": " << p.message);
