@@ -76,11 +76,18 @@ ncclDataType_t nccl_datatype(kernels::DType dtype) {
   }
 }
 
-// State of one group run: the own all-reduce's buffers live for the whole group.
+// The own all-reduce of one rank for the whole group, from its first mgbench point on.
+struct PeerSlot {
+  int device = -1;
+  std::unique_ptr<PeerAllreduce> peer;
+  std::string waived;  // why this rank's group has no peer access ("" until it failed)
+};
+
+// State of one group run: the own all-reduce's buffers live for the whole group, one per rank
+// of this process (every rank with threads, its own with a process per GPU).
 struct GroupState {
-  explicit GroupState(const GroupSpec& spec)
-      : devices(spec.devices), peers(spec.devices.size()), waived(spec.devices.size()) {
-    for (const auto& point : spec.points) {
+  explicit GroupState(const GroupContext& ctx) : peers(ctx) {
+    for (const auto& point : ctx.spec.points) {
       if (point.params.value("impl", std::string()) == "mgbench" &&
           point.params.contains("bytes")) {
         peer_bytes = std::max(peer_bytes,
@@ -91,21 +98,22 @@ struct GroupState {
   ~GroupState() {
     // A peer may read another rank's staging buffer until its own op finishes: quiesce
     // every GPU before any rank's buffers are freed.
+    std::vector<int> devices;
+    for (const PeerSlot& slot : peers) {
+      if (slot.peer) devices.push_back(slot.device);
+    }
     DeviceRestore restore(devices);
-    for (std::size_t r = 0; r < peers.size(); ++r) {
-      if (!peers[r]) continue;
-      MGBENCH_CUDA_CHECK_NOEXCEPT(cudaSetDevice(devices[r]));
+    for (int device : devices) {
+      MGBENCH_CUDA_CHECK_NOEXCEPT(cudaSetDevice(device));
       MGBENCH_CUDA_CHECK_NOEXCEPT(cudaDeviceSynchronize());
     }
-    peers.clear();
+    for (PeerSlot& slot : peers) slot.peer.reset();
   }
   GroupState(const GroupState&) = delete;
   GroupState& operator=(const GroupState&) = delete;
 
-  std::vector<int> devices;
   std::size_t peer_bytes = 0;
-  std::vector<std::unique_ptr<PeerAllreduce>> peers;  // per rank, from the first mgbench point
-  std::vector<std::string> waived;                    // per rank: why peer access is missing
+  RankSlots<PeerSlot> peers;
 };
 
 // Shared by both implementations: buffers, initialisation and verification.
@@ -120,9 +128,13 @@ class AllreducePoint : public RankPoint {
     inplace_ = param_bool(p, "inplace");
     const std::size_t bytes = std::max<std::size_t>(count_ * kernels::dtype_size(dtype_), 16);
     stride_ = (bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
-    rotation_ = env.rotation(stride_ * (inplace_ ? 1 : 2));
+    // Every rank the same number of sets: the verification runs one op per set.
+    rotation_ = env.agreed_rotation(stride_ * (inplace_ ? 1 : 2));
     send_ = device_buffer(stride_ * rotation_.sets);
     if (!inplace_) recv_ = device_buffer(stride_ * rotation_.sets);
+    // Allocated now, not during the verification: a cudaMalloc or cudaFree there, while a
+    // faster peer already waits in its verification op, can wait for that peer forever.
+    counter_ = device_buffer(sizeof(unsigned long long));
     initialise();
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
   }
@@ -212,8 +224,7 @@ class AllreducePoint : public RankPoint {
   }
 
   std::uint64_t count_wrong(std::size_t slot) {
-    DeviceBuffer counter = device_buffer(sizeof(unsigned long long));
-    auto* c = static_cast<unsigned long long*>(counter.get());
+    auto* c = static_cast<unsigned long long*>(counter_.get());
     MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
     MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(slot), count_, dtype_,
                                                       env_.nranks, kSeed, c, env_.stream));
@@ -226,6 +237,7 @@ class AllreducePoint : public RankPoint {
 
   std::size_t stride_ = 0;  // bytes between consecutive buffer sets
   Rotation rotation_;
+  DeviceBuffer counter_;    // the verification's count of wrong elements
   std::size_t next_ = 0, last_ = 0;  // the set of the next op, of the last op
 };
 
@@ -303,27 +315,28 @@ std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
   const std::string impl = param_str(*env.params, "impl");
   if (impl == "nccl") return std::make_unique<NcclPoint>(env);
   if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
-  auto& slot = state.peers[env.rank];
-  if (slot) {
+  PeerSlot& slot = state.peers[env.slot()];
+  if (slot.peer) {
     // Collective: every rank reaches each later mgbench point together. A barrier timeout
     // of an earlier point left the error word set and the op counters apart: start over.
-    slot->reset(env);
+    slot.peer->reset(env);
   } else {
     // Collective: every rank reaches its first mgbench point together.
-    if (!state.waived[env.rank].empty()) throw WaivedError(state.waived[env.rank]);
+    if (!slot.waived.empty()) throw WaivedError(slot.waived);
     try {
-      slot = std::make_unique<PeerAllreduce>(env, state.peer_bytes);
+      slot.device = env.device;
+      slot.peer = std::make_unique<PeerAllreduce>(env, state.peer_bytes);
     } catch (const WaivedError& e) {
-      state.waived[env.rank] = e.what();
+      slot.waived = e.what();
       throw;
     }
   }
-  return std::make_unique<PeerPoint>(env, *slot);
+  return std::make_unique<PeerPoint>(env, *slot.peer);
 }
 
 GroupRunner allreduce_runner() {
   return [](GroupContext& ctx) {
-    auto state = std::make_shared<GroupState>(ctx.spec);
+    auto state = std::make_shared<GroupState>(ctx);
     RunnerOptions options;
     // Default host: nccl-tests' method, and the latency an eagerly launching framework waits
     // for; small messages are also timed device-side, shown next to it (docs/METHODOLOGY.md).
@@ -333,10 +346,10 @@ GroupRunner allreduce_runner() {
       return static_cast<std::uint64_t>(param_int(p, "bytes")) < kTimeBothBelowBytes;
     };
     options.limits = {LimitCheck{"algbw_GBps", LimitKind::copy}};
+    // Communicators only for NCCL's points; the own points enable peer access themselves
+    // (PeerAllreduce), and a group where that fails waives them only.
     for (const auto& point : ctx.spec.points) {
-      const std::string impl = point.params.value("impl", std::string());
-      options.needs_nccl = options.needs_nccl || impl == "nccl";
-      options.needs_peer_access = options.needs_peer_access || impl == "mgbench";
+      options.needs_nccl = options.needs_nccl || point.params.value("impl", "") == "nccl";
     }
     GroupRunner run = make_runner(
         [state](RankEnv& env) { return make_point(*state, env); },

@@ -45,6 +45,7 @@
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/peer_access.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -61,29 +62,12 @@ constexpr std::uint32_t kChainStride = 64;    // words: 256 B between slots
 constexpr std::uint32_t kChaseSteps = 2000;
 constexpr int kCopyLatencyOps = 20;
 constexpr int kMatrixSamples = 5;
-constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3;
+constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3, kSetupNoPeerAccess = 4;
 constexpr std::size_t kWordsAlign = 64;  // sets start 256-byte aligned
 
 void* encode(std::uint64_t value) { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(value)); }
 std::uint64_t decode(void* value) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(value));
-}
-
-// Why the group has no peer access ("" when every ordered pair has it). Same on every rank.
-std::string missing_peer_access(const std::vector<int>& devices) {
-  for (int a : devices) {
-    for (int b : devices) {
-      if (a == b) continue;
-      int can = 0;
-      MGBENCH_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, a, b));
-      if (can == 0) {
-        return fmt::format("no peer access from GPU {} to GPU {} (cudaDeviceCanAccessPeer): "
-                           "the p2p matrix needs NVLink or PCIe peer-to-peer between every pair",
-                           a, b);
-      }
-    }
-  }
-  return {};
 }
 
 struct P2pParams {
@@ -119,13 +103,21 @@ class P2pPoint final : public RankPoint {
     for (void* slot : env_.all_gather_ptr(encode(static_cast<std::uint64_t>(env.device)))) {
       devices_.push_back(static_cast<int>(decode(slot)));
     }
+    const std::string unproven = datapath::p2p_graph_waiver(devices_, p_.sm,
+                                                            env.timing == TimingMethod::graph);
+    if (!unproven.empty()) throw WaivedError(unproven);  // the same on every rank
     plan_rotation_with_peers();
     std::string waive;
     std::exception_ptr error;
     std::uint64_t code = kSetupOk;
     try {
-      waive = missing_peer_access(devices_);
-      if (waive.empty()) allocate();
+      waive = missing_peer_access(devices_, "the p2p matrix");
+      if (waive.empty()) waive = enable_peer_access(env.device, devices_);
+      if (waive.empty()) {
+        allocate();
+      } else {
+        code = kSetupNoPeerAccess;
+      }
     } catch (const OutOfMemoryError&) {
       error = std::current_exception();
       code = kSetupOom;
@@ -138,6 +130,10 @@ class P2pPoint final : public RankPoint {
     if (error) std::rethrow_exception(error);
     for (int r = 0; r < env_.nranks; ++r) {
       const auto c = decode(codes[r]);
+      if (c == kSetupNoPeerAccess) {
+        throw WaivedError(fmt::format("rank {} cannot use peer access, which the p2p matrix needs",
+                                      r));
+      }
       if (c == kSetupOom) {
         throw OutOfMemoryError("cuda", 2, "cudaErrorMemoryAllocation", "p2p setup", "", r,
                                fmt::format("rank {} ran out of device memory", r));
@@ -192,18 +188,8 @@ class P2pPoint final : public RankPoint {
 // from every other rank), more than twice L2 in all. A sender writes set k of the receiver's
 // inbox, so every rank takes the smallest set count any rank can hold (collective).
 void P2pPoint::plan_rotation_with_peers() {
-  (void)cudaSetDevice(env_.device);  // the free memory the rotation may take is this GPU's
   stride_ = (p_.words + kWordsAlign - 1) / kWordsAlign * kWordsAlign;
-  const std::size_t set_bytes = stride_ * 4 * static_cast<std::size_t>(env_.nranks);
-  rotation_ = env_.rotation(set_bytes);
-  std::size_t agreed = rotation_.sets;
-  for (void* sets : env_.all_gather_ptr(encode(rotation_.sets))) {
-    agreed = std::min<std::size_t>(agreed, decode(sets));
-  }
-  if (agreed < rotation_.sets) {
-    rotation_ = env_.rotation(set_bytes, agreed);
-    rotation_.limited_by = "a peer's memory";
-  }
+  rotation_ = env_.agreed_rotation(stride_ * 4 * static_cast<std::size_t>(env_.nranks));
 }
 
 void P2pPoint::allocate() {
@@ -394,7 +380,6 @@ Json P2pPoint::rank_details() {
 // above the GPU-to-GPU link (NVLink links x rate, else PCIe; x2 for bidir) are flagged.
 RunnerOptions p2p_runner_options() {
   RunnerOptions options;
-  options.needs_peer_access = true;
   options.default_timing = TimingMethod::device;
   options.default_cache = CacheMode::cold;
   for (const char* metric :

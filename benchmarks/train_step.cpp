@@ -24,15 +24,17 @@
 // Neither is an axis; both are recorded with every point ("timing", "cache").
 // Formulas (t = the slowest rank's median seconds per step, N = GPUs):
 //   samples/s = batch * accum * N / t;  model TFLOP/s per GPU = (6L - 2) H^2 batch accum / t.
-// Breakdown (timed after the samples behind the start gate, every part the same way, slowest
-// rank, median):
+// Breakdown (timed after the samples and as they are: host-launched after the ranks meet, never
+// behind a closed start gate; every part the same way, slowest rank, median; recorded per rank
+// as details.breakdown_timing):
 //   step_s, compute_only_s (the same step without the all-reduce), comm_s (the bucketed
 //   all-reduce alone), h2d_s (one step's batch copies alone), optimizer_s;
 //   exposed_comm_s = max(0, step_s - compute_only_s);
 //   overlap_ratio = clamp((comm_s - exposed_comm_s) / comm_s, 0, 1).
 // Peak memory per rank: device memory in use above the point's set-up baseline, less what the
-// libraries allocate lazily on the first op (NCCL's buffers, once per group), which is
-// reported apart as library_lazy_bytes; at least the bytes the point allocated itself.
+// libraries allocate lazily (NCCL's buffers, once per group: every collective the point uses,
+// the verification's included, runs once at the end of set-up; CUDA's and cuBLAS's on the first
+// op), which is reported apart as library_lazy_bytes; at least the bytes the point allocated.
 // Verification (every point): the fp32 master weights after the measured steps hash equal on
 // every rank (bitwise-identical replicas, and all finite); and a tiny model (L=3, H=32,
 // batch 8, the point's precision, accum, overlap, h2d and impl, one bucket per layer) runs one
@@ -40,20 +42,18 @@
 // within train::gradient_tolerance() (normwise).
 // The model replica is in src/train_model.cpp, the gradient all-reduce in src/train_reducer.cpp.
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
-#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_model.hpp"
 #include "mgbench/bench/train_reducer.hpp"
@@ -154,6 +154,7 @@ class TrainStepPoint final : public RankPoint {
     main_->set_reducer(reducer_.get());
     tiny_->set_reducer(reducer_.get());
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));
+    warm_collectives();
     note_memory();
     used_after_setup_ = device_used_bytes();
   }
@@ -165,7 +166,7 @@ class TrainStepPoint final : public RankPoint {
     // point's peak. A host query before the gate opens; nothing timed waits for it.
     if (++calls_ == 2) {
       const std::size_t used = device_used_bytes();
-      lazy_bytes_ = used > used_after_setup_ ? used - used_after_setup_ : 0;
+      lazy_bytes_ += used > used_after_setup_ ? used - used_after_setup_ : 0;
     }
     main_->enqueue_step(/*with_allreduce=*/true);
   }
@@ -233,6 +234,7 @@ class TrainStepPoint final : public RankPoint {
     d["parameters"] = main_->layout().parameter_count();
     d["buckets"] = main_->buckets().size();
     d["metrics"] = breakdown_;
+    d["breakdown_timing"] = breakdown_timing_;  // how the breakdown's parts were launched
     return d;
   }
 
@@ -252,6 +254,22 @@ class TrainStepPoint final : public RankPoint {
       env_.fail_group(e.what());
       throw;
     }
+  }
+
+  // Every collective the point will issue, once, before anything is measured: every bucket of
+  // the step's model and of the verification's tiny model, in place on the gradients (zero
+  // after set-up, so they stay zero). NCCL connects an algorithm on its first use (lazily,
+  // since 2.22): what it allocates here is reported apart as library_lazy_bytes, instead of
+  // landing in the first point's peak when the verification's small all-reduces connect
+  // another algorithm. The point's own buffers are all allocated already: nothing is
+  // allocated or freed while a peer may wait inside a collective.
+  void warm_collectives() {
+    const std::size_t before = device_used_bytes();
+    main_->enqueue_allreduce_all(env_.stream);
+    tiny_->enqueue_allreduce_all(env_.stream);
+    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    const std::size_t after = device_used_bytes();
+    lazy_bytes_ = after > before ? after - before : 0;
   }
 
   void note_memory() {
@@ -281,40 +299,46 @@ class TrainStepPoint final : public RankPoint {
     return check;
   }
 
-  // The reference of the all-reduced gradients: the sum of every rank's FP64 reference,
-  // summed in FP64 through NCCL (also for impl=mgbench: an independent path).
+  // The reference of the all-reduced gradients: the sum of every rank's FP64 reference, in
+  // rank order on the host (every rank sums the same values in the same order): a path
+  // independent of both all-reduce implementations, with no device buffer to allocate while a
+  // peer may wait in a collective, and no NCCL at all for impl=mgbench.
   void sum_reference(std::vector<double>& ref) const {
     if (env_.nranks == 1) return;
-    DeviceBuffer dev(ref.size() * sizeof(double));
-    // Stream-ordered copies: the timed stream is non-blocking (no implicit ordering with
-    // plain cudaMemcpy on the legacy stream).
-    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(dev.get(), ref.data(), dev.bytes(),
-                                       cudaMemcpyHostToDevice, env_.stream));
-    nccl_allreduce(env_.comm, dev.get(), dev.get(), ref.size(), ncclFloat64, env_.stream);
-    MGBENCH_CUDA_CHECK(cudaMemcpyAsync(ref.data(), dev.get(), dev.bytes(),
-                                       cudaMemcpyDeviceToHost, env_.stream));
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    const std::vector<Json> all = env_.all_gather_json(Json(ref));
+    std::fill(ref.begin(), ref.end(), 0.0);
+    for (const Json& rank : all) {
+      const auto values = rank.get<std::vector<double>>();
+      if (values.size() != ref.size()) {
+        throw EnvironmentError("train_step: the ranks' reference gradients differ in size");
+      }
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] += values[i];
+    }
   }
 
   void measure_breakdown() {
     // Up to min_samples (3..10) per measurement, fewer for long steps: the five measurements
     // stay near kBreakdownBudgetS. The probe's time is the slowest rank's, identical on every
     // rank, so every rank picks the same count.
+    // Timed as the step's samples are (env_.timing: host-launched), never behind a closed
+    // start gate: a step holds a collective per bucket (one per layer with bucket_mb=0) and
+    // dozens of kernels per layer, more than a closed gate lets NCCL and CUDA queue.
+    const TimingMethod method = env_.timing;
+    const auto time = [this, method](const std::function<void()>& enqueue, int n) {
+      return env_.collective_time(enqueue, n, method);
+    };
     const auto step = [this] { main_->enqueue_step(true); };
-    const double probe = env_.collective_time(step, 1);
+    const double probe = time(step, 1);
     const int most = static_cast<int>(
         std::clamp<std::size_t>(env_.settings->stopping.min_samples, 3, 10));
     const int samples = std::clamp(
         static_cast<int>(kBreakdownBudgetS / (5.0 * std::max(probe, 1e-6))), 3, most);
     train::Breakdown m;
-    m.step_s = env_.collective_time(step, samples);
-    m.compute_only_s = env_.collective_time([this] { main_->enqueue_step(false); }, samples);
-    if (cfg_.h2d) {
-      m.h2d_s = env_.collective_time([this] { main_->enqueue_h2d_step(); }, samples);
-    }
-    m.optimizer_s = env_.collective_time([this] { main_->enqueue_optimizer(); }, samples);
-    m.comm_s =
-        env_.collective_time([this] { main_->enqueue_allreduce_all(env_.stream); }, samples);
+    m.step_s = time(step, samples);
+    m.compute_only_s = time([this] { main_->enqueue_step(false); }, samples);
+    if (cfg_.h2d) m.h2d_s = time([this] { main_->enqueue_h2d_step(); }, samples);
+    m.optimizer_s = time([this] { main_->enqueue_optimizer(); }, samples);
+    m.comm_s = time([this] { main_->enqueue_allreduce_all(env_.stream); }, samples);
     m = train::derive_breakdown(m);
     breakdown_ = Json{{"breakdown_step_s", m.step_s},
                       {"compute_only_s", m.compute_only_s},
@@ -324,6 +348,7 @@ class TrainStepPoint final : public RankPoint {
                       {"h2d_s", m.h2d_s},
                       {"optimizer_s", m.optimizer_s},
                       {"breakdown_samples", samples}};
+    breakdown_timing_ = to_string(method);
   }
 
   RankEnv& env_;
@@ -339,6 +364,7 @@ class TrainStepPoint final : public RankPoint {
   std::unique_ptr<MlpReplica> tiny_;
   std::unique_ptr<GradReducer> reducer_;  // destroyed first: the replicas only point to it
   Json breakdown_ = Json::object();
+  std::string breakdown_timing_;
 };
 
 Json train_metrics(const Params& p, int nranks, double seconds) {
@@ -362,7 +388,9 @@ Json train_metrics(const Params& p, int nranks, double seconds) {
               {"model_tflops_per_gpu", flops / seconds / 1e12}};
 }
 
-// Communicators always: the FP64 gradient reference is summed through NCCL for both impls.
+// Communicators only for impl=nccl points: the FP64 gradient reference is summed on the host,
+// and the own all-reduce (impl=mgbench) enables the peer access it needs itself, so a group
+// where that fails waives those points only.
 // Timed host-side, always (no timing axis: the executor records timing=host with every point):
 // a step is dozens of kernels, copies and collectives the host launches, so the launch cost
 // belongs to the step as in a real training loop; the samples last 20 ms or more, so the
@@ -370,16 +398,20 @@ Json train_metrics(const Params& p, int nranks, double seconds) {
 // (recorded as cache=hot): the weights, gradients and batch buffers are reused every step, as
 // in a real job; no rotation. Without axes, --param timing=... leaves train_step as it is.
 GroupRunner train_runner() {
-  RunnerOptions o;
-  o.needs_nccl = true;
-  o.needs_peer_access = true;
-  o.default_timing = TimingMethod::host;
-  o.default_cache = CacheMode::hot;
-  return make_runner(
-      [](RankEnv& env) -> std::unique_ptr<RankPoint> {
-        return std::make_unique<TrainStepPoint>(env);
-      },
-      train_metrics, o);
+  return [](GroupContext& ctx) {
+    RunnerOptions o;
+    for (const auto& point : ctx.spec.points) {
+      o.needs_nccl = o.needs_nccl || point.params.value("impl", "") == "nccl";
+    }
+    o.default_timing = TimingMethod::host;
+    o.default_cache = CacheMode::hot;
+    GroupRunner run = make_runner(
+        [](RankEnv& env) -> std::unique_ptr<RankPoint> {
+          return std::make_unique<TrainStepPoint>(env);
+        },
+        train_metrics, o);
+    run(ctx);
+  };
 }
 
 }  // namespace

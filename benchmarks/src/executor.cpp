@@ -193,7 +193,6 @@ class GroupRun {
     pin_to_local_cpus(device);  // before anything is allocated: host memory lands nearby
     RankResources res(device);
     shared_->set_resources(rank, &res);
-    if (options_.needs_peer_access && ctx_.processes == nullptr) enable_peer_access(device);
     bool fatal = false;
     std::string fatal_message;
     for (const auto& planned : ctx_.spec.points) {
@@ -225,20 +224,6 @@ class GroupRun {
     }
     const std::vector<int> cpus = pin_current_thread(parse_cpu_list(gpu_local_cpulist(bus)));
     logging::debug("rank thread of GPU {} runs on CPUs {}", device, format_cpu_list(cpus));
-  }
-
-  void enable_peer_access(int device) {
-    for (int other : ctx_.spec.devices) {
-      if (other == device) continue;
-      int can = 0;
-      MGBENCH_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, other));
-      if (!can) continue;
-      const cudaError_t err = cudaDeviceEnablePeerAccess(other, 0);
-      if (err != cudaSuccess && err != cudaErrorPeerAccessAlreadyEnabled) {
-        MGBENCH_CUDA_CHECK(err);
-      }
-      (void)cudaGetLastError();
-    }
   }
 
   PointResult base_result(const PlannedPoint& planned) const {
@@ -369,8 +354,11 @@ class GroupRun {
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(p.res.stream));
     shared_->set_op_estimate(p.rank, now_s() - start);
     shared_->barrier(p.rank, "warm-up: first op");
-    // One op to size warm-up and batching (collective).
-    const double first = shared_->timed_sample(p.rank, enqueue, 1, 0).first;
+    // One op to size warm-up and batching (collective), timed as the samples will be: behind
+    // the start gate only with timing=device (a host-timed op, e.g. a whole training step of
+    // hundreds of kernels and collectives, could fill the launch queue behind a closed gate).
+    const double first =
+        shared_->timed_sample(p.rank, enqueue, 1, 0, p.env.timing == TimingMethod::device).first;
     const double op_s = std::max(first, 1e-7);
     shared_->set_op_estimate(p.rank, op_s);
     // Warm-up runs ungated: behind a spinning gate kernel, a long queue of launches would

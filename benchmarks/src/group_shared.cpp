@@ -374,12 +374,20 @@ std::vector<void*> RankEnv::all_gather_ptr(void* mine) const {
   return shared->all_gather_ptr(rank, mine);
 }
 
+std::vector<Json> RankEnv::all_gather_json(Json mine) const {
+  return shared->gather_json(rank, std::move(mine), "workload values");
+}
+
 bool RankEnv::ranks_share_process() const { return shared->processes() == nullptr; }
 
-double RankEnv::collective_time(const std::function<void()>& enqueue, int samples) const {
+RankSlot RankEnv::slot() const { return RankSlot::of(rank, nranks, shared->processes()); }
+
+double RankEnv::collective_time(const std::function<void()>& enqueue, int samples,
+                                TimingMethod method) const {
   std::vector<double> maxima;
   for (int i = 0; i < samples; ++i) {
-    maxima.push_back(shared->timed_sample(rank, enqueue, 1, 0).first);
+    maxima.push_back(
+        shared->timed_sample(rank, enqueue, 1, 0, method == TimingMethod::device).first);
   }
   return median_of(maxima);
 }

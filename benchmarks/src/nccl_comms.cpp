@@ -198,10 +198,6 @@ NcclComms::NcclComms(int device, int rank, int nranks, const std::string& unique
 }
 
 void NcclComms::init(const ncclUniqueId& id, int first_rank, int nranks, double timeout_s) {
-  static std::once_flag nvls_once;
-  std::call_once(nvls_once, [] {
-    if (std::getenv("NCCL_NVLS_ENABLE") == nullptr) ::setenv("NCCL_NVLS_ENABLE", "0", 0);
-  });
   const int n = size();
   for (int r = 0; r < n; ++r) watchdog_->rank_locks.push_back(std::make_unique<std::timed_mutex>());
   watchdog_->call_timeout_s = timeout_s;

@@ -14,6 +14,7 @@
 
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/dtype.hpp"
+#include "mgbench/bench/peer_access.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
@@ -30,38 +31,7 @@ std::uint64_t decode(void* value) {
   return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(value));
 }
 
-constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3;
-
-// Why the group cannot use peer access ("" when every pair can). Identical on every rank.
-std::string missing_peer_access(const std::vector<int>& devices) {
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    for (std::size_t j = 0; j < devices.size(); ++j) {
-      if (devices[i] == devices[j]) continue;
-      int can = 0;
-      MGBENCH_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, devices[i], devices[j]));
-      if (can == 0) {
-        return fmt::format(
-            "no peer access from GPU {} to GPU {} (cudaDeviceCanAccessPeer): the own "
-            "all-reduce needs NVLink or PCIe peer-to-peer between every pair of the group",
-            devices[i], devices[j]);
-      }
-    }
-  }
-  return {};
-}
-
-void enable_peer_access(int device, const std::vector<int>& devices) {
-  MGBENCH_CUDA_CHECK(cudaSetDevice(device));
-  for (int other : devices) {
-    if (other == device) continue;
-    const cudaError_t err = cudaDeviceEnablePeerAccess(other, 0);
-    if (err == cudaErrorPeerAccessAlreadyEnabled) {
-      (void)cudaGetLastError();
-      continue;
-    }
-    MGBENCH_CUDA_CHECK(err);
-  }
-}
+constexpr std::uint64_t kSetupOk = 1, kSetupOom = 2, kSetupFailed = 3, kSetupNoPeerAccess = 4;
 
 }  // namespace
 
@@ -102,7 +72,7 @@ namespace {
 
 // This rank's local set-up: what failed (if anything) and its SM count.
 struct LocalSetup {
-  std::string waive;  // why the group cannot use peer access (identical on every rank)
+  std::string waive;  // why this rank cannot use peer access (then code kSetupNoPeerAccess)
   std::exception_ptr error;
   std::uint64_t code = kSetupOk;
   int sm_count = 0;
@@ -131,9 +101,11 @@ LocalSetup set_up_locally(RankEnv& env, const std::vector<int>& devices, std::si
                           DeviceBuffer& staging, DeviceBuffer& sync) {
   LocalSetup local;
   try {
-    local.waive = missing_peer_access(devices);
-    if (local.waive.empty()) {
-      enable_peer_access(env.device, devices);
+    local.waive = missing_peer_access(devices, "the own all-reduce");
+    if (local.waive.empty()) local.waive = enable_peer_access(env.device, devices);
+    if (!local.waive.empty()) {
+      local.code = kSetupNoPeerAccess;
+    } else {
       MGBENCH_CUDA_CHECK(kernels::allreduce_preload());
       MGBENCH_CUDA_CHECK(
           cudaDeviceGetAttribute(&local.sm_count, cudaDevAttrMultiProcessorCount, env.device));
@@ -160,6 +132,11 @@ int check_outcomes(const RankEnv& env, const std::vector<void*>& outcomes, std::
   for (int r = 0; r < env.nranks; ++r) {
     const std::uint64_t value = decode(outcomes[r]);
     const std::uint64_t other = value & 0xff;
+    if (other == kSetupNoPeerAccess) {
+      throw WaivedError(fmt::format("rank {} of the group cannot use peer access, which the own "
+                                    "all-reduce needs",
+                                    r));
+    }
     if (other == kSetupOom) {
       throw OutOfMemoryError("CUDA", static_cast<int>(cudaErrorMemoryAllocation),
                              "cudaErrorMemoryAllocation", "PeerAllreduce buffers", host_name(),

@@ -2,6 +2,7 @@
 #include "timing_methods.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <set>
 #include <vector>
@@ -120,6 +121,20 @@ Rotation RankEnv::rotation(std::size_t set_bytes, std::size_t max_sets) const {
   (void)cudaGetLastError();
   return plan_rotation(cache, set_bytes, static_cast<std::size_t>(std::max(l2, 0)),
                        free_bytes / 2, max_sets);
+}
+
+Rotation RankEnv::agreed_rotation(std::size_t set_bytes) const {
+  (void)cudaSetDevice(device);  // the free memory the rotation may take is this GPU's
+  Rotation mine = rotation(set_bytes);
+  std::size_t agreed = mine.sets;
+  // The counts travel as the pointer values of all_gather_ptr.
+  for (void* sets : all_gather_ptr(reinterpret_cast<void*>(std::uintptr_t{mine.sets}))) {
+    agreed = std::min(agreed, static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(sets)));
+  }
+  if (agreed == mine.sets) return mine;
+  Rotation lowered = rotation(set_bytes, agreed);
+  lowered.limited_by = "a peer's memory";
+  return lowered;
 }
 
 }  // namespace mgbench::bench

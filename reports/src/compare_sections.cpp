@@ -33,6 +33,7 @@ std::string env_kind(const std::string& path) {
   const std::string p = lower(path);
   const auto has = [&](const char* s) { return p.find(s) != std::string::npos; };
   const auto starts = [&](const char* s) { return p.rfind(s, 0) == 0; };
+  if (has("nvls")) return "NCCL setting";
   if (has("vbios")) return "VBIOS";
   if (has("power_limit") || has("power-limit")) return "power limit";
   if (has("clock")) return "clocks";

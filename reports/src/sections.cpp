@@ -339,6 +339,8 @@ Table run_summary_table(const RunResult& run) {
   if (run.settings.is_object()) {
     for (const auto& [k, v] : flatten_json(run.settings)) add("settings." + k, v);
   }
+  // NCCL's NVLink SHARP as the workers had it: it changes all-reduce bandwidth on NVSwitch hosts.
+  add("NCCL NVLink SHARP (NVLS)", json_string(run.environment, "nccl_nvls"));
   return t;
 }
 

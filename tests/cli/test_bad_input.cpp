@@ -203,6 +203,8 @@ const BadInputCase kCases[] = {
      "sweep --dry-run --gpus 1 --launcher mpirun --hostfile $D/h", 2, "line 2"},
     {"sweep: --hosts with the local launcher", "",
      "sweep --dry-run --gpus 1 --launcher local --hosts n1:8", 2, "need --launcher mpirun or srun"},
+    {"sweep: --nvls with an unknown value", "", "sweep --dry-run --gpus 1 --nvls maybe", 2,
+     "invalid --nvls 'maybe'"},
 };
 
 std::string substitute(std::string text, const std::string& dir) {

@@ -179,3 +179,23 @@ TEST_CASE("train_step --batch-sizes auto: batches above an OOM are skipped, othe
   CHECK(results[2].message.find("above the OOM boundary: batch 65536") != std::string::npos);
   require_verified(results[3]);  // another series is not affected
 }
+
+TEST_CASE("train_step with 1024 layers of one bucket each never waits behind a closed gate",
+          "[gpu][train]") {
+  // Thousands of kernels and 1024 collectives per step: more than the CUDA launch queue and
+  // NCCL hold while a start gate is closed. The warm-up's sizing op and the breakdown are timed
+  // like the step's samples (host-launched), so nothing waits for a gate that only opens once
+  // everything is enqueued (issue 30, finding 11); with the gate they failed after its timeout.
+  mgbench::RunSettings settings = mgbench::test::fast_settings();
+  settings.gate_timeout_s = 2;
+  const Params deep{{"layers", 1024}, {"hidden", 32},    {"batch", 32},
+                    {"dtype", "fp32"}, {"accum", 1},      {"overlap", true},
+                    {"h2d", false},    {"impl", "nccl"},  {"bucket_mb", 0}};
+  const auto results = mgbench::test::run_workload("train_step", {0}, {deep}, settings);
+  REQUIRE(results.size() == 1);
+  require_verified(results[0]);
+  CHECK(breakdown_of(results[0]).at("breakdown_step_s").get<double>() > 0);
+  const Json details = results[0].extra.at("ranks").at(0).at("details");
+  CHECK(details.at("breakdown_timing") == "host");
+  CHECK(details.at("buckets") == 1024);
+}

@@ -134,6 +134,16 @@ TEST_CASE("p2p pairs: even ranks send with uni, both with bidir, odd last rank i
   CHECK(m["GBps_aggregate"].get<double>() == Approx(400.0));
 }
 
+TEST_CASE("p2p refuses timing=graph with the copy engine between two GPUs, nothing else",
+          "[datapath]") {
+  const std::string waiver = dp::p2p_graph_waiver({0, 1}, false, true);
+  CHECK(waiver.find("timing=graph with engine=ce between two GPUs is not verified") == 0);
+  CHECK(dp::p2p_graph_waiver({2, 2, 2, 3}, false, true) == waiver);  // the last GPU differs
+  CHECK(dp::p2p_graph_waiver({0, 0}, false, true).empty());  // ranks sharing a GPU: proven
+  CHECK(dp::p2p_graph_waiver({0, 1}, true, true).empty());   // the own kernel: a kernel node
+  CHECK(dp::p2p_graph_waiver({0, 1}, false, false).empty());  // timing=device or host
+}
+
 TEST_CASE("chase chain is one cycle through every slot", "[datapath]") {
   const std::uint32_t slots = 1000, stride = 64;
   const auto chain = dp::chase_chain(slots, stride, 42);

@@ -30,7 +30,7 @@ const std::set<std::string> kPlanOptions = {
     "workloads", "gpus",    "devices",  "param",       "dtypes",   "batch-sizes",
     "profile",   "scaling", "baseline", "min-samples", "min-time", "max-noise",
     "max-time-per-point", "warmup", "launcher", "hosts", "hostfile", "gpus-per-node",
-    "oversubscribe"};
+    "oversubscribe", "nvls"};
 // Long options without a value (every other long option takes one).
 const std::set<std::string> kFlags = {"dry-run",   "no-telemetry", "skip-doctor",
                                       "no-report", "no-history",   "verbose",
@@ -82,6 +82,7 @@ Json plan_value(const SweepOptions& o, const std::string& name) {
   }
   if (name == "gpus-per-node") return o.launch.gpus_per_node;
   if (name == "oversubscribe") return o.launch.oversubscribe;
+  if (name == "nvls") return o.nvls;
   return s.max_time_s;  // max-time-per-point
 }
 
@@ -100,6 +101,7 @@ void take_plan(const SweepOptions& from, SweepOptions& to) {
   to.scaling = from.scaling;
   to.baseline_each = from.baseline_each;
   to.launch = from.launch;
+  to.nvls = from.nvls;
 }
 
 SweepOptions parse(const std::vector<std::string>& argv) {

@@ -27,8 +27,6 @@ void print_usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // NVLink multicast stays off in every process mgbench starts (workers inherit it).
-  ::setenv("NCCL_NVLS_ENABLE", "0", 0);
   mgbench::init_logging();
   if (argc < 2) {
     print_usage(std::cerr);

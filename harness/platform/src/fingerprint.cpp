@@ -286,6 +286,16 @@ std::map<std::string, std::string> selected_environment() {
   return vars;
 }
 
+std::string nccl_nvls_setting(const char* value) {
+  if (value == nullptr || std::string(value) == "2") return "auto (NCCL's default)";
+  const std::string v = value;
+  if (v == "0") return "off (NCCL_NVLS_ENABLE=0)";
+  if (v == "1") return "on (NCCL_NVLS_ENABLE=1)";
+  return "NCCL_NVLS_ENABLE=" + v;
+}
+
+std::string nccl_nvls_setting() { return nccl_nvls_setting(std::getenv("NCCL_NVLS_ENABLE")); }
+
 std::string format_cublas_version(int code) {
   if (code <= 0) return "unknown";
   return fmt::format("{}.{}.{}", code / 10000, (code % 10000) / 100, code % 100);
@@ -473,6 +483,7 @@ Json collect_environment(const DeviceInventory& inventory) {
   Json vars = Json::object();
   for (const auto& [key, value] : selected_environment()) vars[key] = value;
   env["env"] = std::move(vars);
+  env["nccl_nvls"] = nccl_nvls_setting();
   env["fingerprint_hash"] = fingerprint_hash(env);
   return env;
 }

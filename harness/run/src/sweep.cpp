@@ -190,6 +190,7 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks) {
   // Arguments first: a bad workload, dtype or parameter is named before any device is probed.
   validate_sweep_arguments(options);
+  apply_nvls(options);  // before the probe: the environment it records is the workers'
   check_launcher_available(options.launch.launcher, !options.dry_run);
   // Devices: a dry run with --gpus needs no GPU at all.
   ProbeResult probed;

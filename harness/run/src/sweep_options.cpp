@@ -82,6 +82,8 @@ cxxopts::Options sweep_cli() {
       ("db", "history database path", cxxopts::value<std::string>())
       ("price-per-gpu-hour", "USD per GPU-hour, for throughput per dollar",
        cxxopts::value<std::string>())
+      ("nvls", "NVLink SHARP for NCCL: on | off | auto (NCCL's default, also when not given); "
+               "sets NCCL_NVLS_ENABLE for every worker", cxxopts::value<std::string>())
       ("v,verbose", "more logging")
       ("q,quiet", "only errors and the final table")
       ("h,help", "this help");
@@ -280,7 +282,37 @@ void parse_outputs(const Args& args, SweepOptions& o) {
   }
 }
 
+// The value --nvls gives NCCL_NVLS_ENABLE ("" for auto: unset).
+std::string nvls_variable(const std::string& nvls) {
+  return choose<std::string>("nvls", nvls, {{"on", "1"}, {"off", "0"}, {"auto", ""}});
+}
+
+// --nvls: NVLink SHARP for every worker (see apply_nvls). Without it nothing changes: NCCL's
+// default, or the user's own NCCL_NVLS_ENABLE. Both given and differing: refused.
+void parse_nvls(const Args& args, SweepOptions& o) {
+  if (!args.count("nvls")) return;
+  o.nvls = str(args, "nvls");
+  const std::string value = nvls_variable(o.nvls);
+  const char* set = std::getenv("NCCL_NVLS_ENABLE");
+  const std::string current = set == nullptr || std::string(set) == "2" ? "" : set;
+  if (set != nullptr && current != value) {
+    throw UsageError(fmt::format("--nvls {} conflicts with NCCL_NVLS_ENABLE={} in the "
+                                 "environment: give one of them",
+                                 o.nvls, set));
+  }
+}
+
 }  // namespace
+
+void apply_nvls(const SweepOptions& options) {
+  if (options.nvls.empty()) return;
+  const std::string value = nvls_variable(options.nvls);
+  if (value.empty()) {
+    ::unsetenv("NCCL_NVLS_ENABLE");
+  } else {
+    ::setenv("NCCL_NVLS_ENABLE", value.c_str(), 1);
+  }
+}
 
 SweepOptions parse_sweep_options(int argc, char** argv) {
   auto cli = sweep_cli();
@@ -293,6 +325,7 @@ SweepOptions parse_sweep_options(int argc, char** argv) {
   parse_execution(args, o);
   parse_launch(args, o);
   parse_outputs(args, o);
+  parse_nvls(args, o);
   if (const auto slowdown =
           test_hooks::read_number(test_hooks::kSlowdown, 0.0, test_hooks::kMaxSlowdown)) {
     o.settings.test_slowdown = *slowdown;

@@ -64,7 +64,8 @@ Json fake_environment(const DeviceInventory& inventory) {
   Json env{{"fake_devices", true},
            {"gpu_count", inventory.devices.size()},
            {"gpus", gpus},
-           {"host", host_facts_to_json(collect_host_facts())}};
+           {"host", host_facts_to_json(collect_host_facts())},
+           {"nccl_nvls", nccl_nvls_setting()}};
   env["fingerprint_hash"] = fingerprint_hash(env);
   return env;
 }

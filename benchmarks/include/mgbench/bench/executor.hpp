@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/bench/rank_slots.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/measurement.hpp"
@@ -49,6 +50,10 @@ struct RankEnv {
   // kMaxRotationSets). The workload allocates them and counts them in its peak_bytes.
   // `max_sets` lowers the cap (e.g. to what every rank of a group can hold).
   Rotation rotation(std::size_t set_bytes, std::size_t max_sets = kMaxRotationSets) const;
+  // rotation() with the same number of sets on every rank: the fewest any rank's memory holds
+  // (collective; every rank calls it with the same `set_bytes`), so that every rank issues the
+  // same ops over its sets. limited_by says "a peer's memory" when a peer lowered the count.
+  Rotation agreed_rotation(std::size_t set_bytes) const;
   // What this rank's GPU can do (HBM peak, links; point_quality.hpp), unknowns left zero.
   HardwareLimits hardware_limits() const;
 
@@ -61,13 +66,22 @@ struct RankEnv {
   // Exchanges one pointer per rank (e.g. peer buffers); every rank must call it. With a
   // process per GPU only the values travel: a peer's address is not usable there.
   std::vector<void*> all_gather_ptr(void* mine) const;
+  // Exchanges one JSON value per rank, in rank order (collective; host memory only).
+  std::vector<Json> all_gather_json(Json mine) const;
   // Whether every rank of the group runs in this process (one thread per GPU), so that a
   // peer's device address from all_gather_ptr can be used.
   bool ranks_share_process() const;
-  // Times `enqueue` the way the main loop does (gate, events, slowest rank), `samples`
-  // times, and returns the median seconds per call. Collective: every rank calls it with
-  // the same `samples`. For secondary measurements such as a step-time breakdown.
-  double collective_time(const std::function<void()>& enqueue, int samples) const;
+  // This rank's slot among the ranks of this process: the index of per-rank state a workload
+  // keeps for the whole group (RankSlots, rank_slots.hpp).
+  RankSlot slot() const;
+  // Times `enqueue` the way the main loop does (events, slowest rank), `samples` times, and
+  // returns the median seconds per call: behind the start gate with `method` device, launched
+  // by the host after the ranks meet otherwise (host, graph: then `enqueue` may hold any number
+  // of kernels and collectives; behind a closed gate at most kMaxNcclOpsPerSample collectives,
+  // watchdog_deadline.hpp). Collective: every rank calls it with the same arguments. For
+  // secondary measurements such as a step-time breakdown.
+  double collective_time(const std::function<void()>& enqueue, int samples,
+                         TimingMethod method = TimingMethod::device) const;
 };
 
 class RankPoint {
@@ -88,7 +102,6 @@ using MetricsFn = std::function<Json(const Params& params, int nranks, double se
 
 struct RunnerOptions {
   bool needs_nccl = false;         // create one communicator per rank once per group
-  bool needs_peer_access = false;  // enable peer access between all pairs where possible
   // Used when a point has no "timing" / "cache" parameter (see measurement.hpp).
   TimingMethod default_timing = TimingMethod::device;
   CacheMode default_cache = CacheMode::hot;

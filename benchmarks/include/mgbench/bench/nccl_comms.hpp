@@ -12,8 +12,8 @@
 // waits at most 2 s for it, then aborts anyway rather than hang). Waiting on the GPU
 // (cudaStreamSynchronize, events) needs no lock: an abort makes NCCL's kernels return.
 //
-// NCCL_NVLS_ENABLE: set to 0 by the constructor when the variable is unset (mgbench never
-// uses NVLink SHARP / multicast objects; main() also sets it before any thread starts).
+// NVLink SHARP (NCCL_NVLS_ENABLE) is NCCL's default unless the user sets the variable or
+// `sweep --nvls`: nothing here changes it (docs/METHODOLOGY.md).
 #include <nccl.h>
 
 #include <atomic>

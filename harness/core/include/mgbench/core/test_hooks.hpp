@@ -33,6 +33,9 @@ inline constexpr const char* kRanksPerNode = "MGBENCH_TEST_RANKS_PER_NODE";
 // "1": the telemetry observer of a group is a fake one (no NVML): two samples per GPU of fixed
 // gauges (power 500 W + 10 W x device, 60 °C, SM clock 1980 MHz) through the real summary.
 inline constexpr const char* kFakeTelemetry = "MGBENCH_TEST_FAKE_TELEMETRY";
+// "1": enabling peer access fails for every group of two or more ranks, as on a VM whose IOMMU
+// or ACS setting blocks peer-to-peer although cudaDeviceCanAccessPeer says yes.
+inline constexpr const char* kPeerAccessFail = "MGBENCH_TEST_PEER_ACCESS_FAIL";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 

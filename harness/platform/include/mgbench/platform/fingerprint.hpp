@@ -75,6 +75,13 @@ std::vector<std::vector<std::string>> gpu_topology_labels(const DeviceInventory&
 // CUDA_*, NCCL_*, OMPI_*, SLURM_* variables of this process (sorted by name).
 std::map<std::string, std::string> selected_environment();
 
+// Whether NCCL may use NVLink SHARP (NVLS), as NCCL_NVLS_ENABLE (`value`; null when unset) tells
+// it: "auto (NCCL's default)" when unset or 2, "off (NCCL_NVLS_ENABLE=0)", "on
+// (NCCL_NVLS_ENABLE=1)", else "NCCL_NVLS_ENABLE=<value>". Recorded in every environment as
+// "nccl_nvls" (the value of this process, which its workers inherit).
+std::string nccl_nvls_setting(const char* value);
+std::string nccl_nvls_setting();  // of this process's environment
+
 // cublasLtGetVersion() code (e.g. 130001) -> "13.0.1".
 std::string format_cublas_version(int code);
 

@@ -40,6 +40,7 @@ struct SweepOptions {
   std::string db_path;
   double price_per_gpu_hour = 0;
   int verbosity = 0;                         // -1 quiet, 0 normal, 1 verbose
+  std::string nvls;  // --nvls on|off|auto (NCCL_NVLS_ENABLE for every worker); "": not given
 };
 
 struct PlannedGroup {

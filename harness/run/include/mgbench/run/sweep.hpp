@@ -20,6 +20,10 @@ using RunSinks = std::vector<RunSink>;
 
 // Parses `mgbench sweep` arguments (argv[0] is the command name). Throws UsageError.
 SweepOptions parse_sweep_options(int argc, char** argv);
+// --nvls on|off|auto: sets (or, for auto, unsets) NCCL_NVLS_ENABLE in this process, so that the
+// probe and every worker it starts have it (mpirun forwards NCCL_*, srun the environment) and
+// record it; nothing without --nvls. parse_sweep_options refused a contradicting variable.
+void apply_nvls(const SweepOptions& options);
 // Probes, plans, runs and finishes; returns the exit code.
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks);
