@@ -178,6 +178,14 @@ void from_json(const Json& j, PointResult& p) {
     p.workload = j.at("workload").get<std::string>();
     p.params = j.at("params");
     if (!p.params.is_object()) throw UsageError("point params is not an object");
+    for (auto it = p.params.begin(); it != p.params.end(); ++it) {
+      // Axis values are scalars; a nested value would only cost time wherever points are
+      // ordered and compared.
+      if (!it->is_string() && !it->is_number() && !it->is_boolean()) {
+        throw UsageError(fmt::format("point params '{}' is not a string, number or boolean",
+                                     it.key().substr(0, 64)));
+      }
+    }
     p.gpus = json_integer<int>(j.at("gpus"), "gpus", 0);
     p.devices = json_integers<int>(j.at("devices"), "devices");
     p.status = status_from_string(j.at("status").get<std::string>());
