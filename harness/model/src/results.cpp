@@ -413,6 +413,7 @@ void to_json(Json& j, const GroupSpec& g) {
   for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
   j = Json{{"group_index", g.group_index}, {"workload", g.workload}, {"devices", g.devices},
            {"points", points},             {"settings", g.settings}};
+  if (g.rounds != 1) j["rounds"] = g.rounds;
   write_placement(j, g.placement);
 }
 
@@ -424,6 +425,10 @@ void from_json(const Json& j, GroupSpec& g) {
   for (const auto& p : j.at("points")) {
     g.points.push_back({json_integer<std::size_t>(p.at("index"), "index"), p.at("params")});
   }
+  g.rounds = j.contains("rounds") ? json_integer<std::size_t>(
+                                         j.at("rounds"), "rounds", 1,
+                                         static_cast<std::int64_t>(limits::kMaxPoints))
+                                   : 1;
   g.settings = j.at("settings").get<RunSettings>();
   g.placement = read_placement(j, static_cast<int>(g.devices.size()));
 }
