@@ -73,17 +73,18 @@ inline void print_row(const BadInputCase& c, const CommandOutput& r) {
             << err << " |\n";
 }
 
-// Runs one case in a fresh directory with the test workload and fake GPUs (no real device is
-// ever probed), `prefix` in front of the binary (e.g. a timeout), and checks it: its exit code,
+// Runs one case in a fresh directory, which is also its working directory (a relative output
+// lands there and is seen), with the test workload and fake GPUs (no real device is ever
+// probed) and `prefix` in front of the binary (e.g. a timeout), and checks it: its exit code,
 // no signal, exactly one line on stderr holding the message, nothing on stdout, and the
 // directory unchanged (nothing half-written, no temporary file left behind).
 inline void check_bad_input_case(const BadInputCase& c, const std::string& prefix = "") {
-  const std::string env = kSelftestEnv + " HOME=";
   const std::string dir = temp_dir("bad-input");
   const std::string setup = *c.setup ? substitute(c.setup, dir) : "true";
   REQUIRE(std::system(("cd '" + dir + "' && " + setup).c_str()) == 0);
   const auto before = snapshot(dir);
-  const auto r = run_mgbench(substitute(c.command, dir), env + dir + " " + prefix);
+  const auto r = run_mgbench(substitute(c.command, dir), "cd '" + dir + "' && " + kSelftestEnv +
+                                                             " HOME=" + dir + " " + prefix);
   print_row(c, r);
   INFO(c.name << "\nmgbench " << c.command << "\nexit " << r.exit_code << "\nstdout: " << r.out
               << "\nstderr: " << r.err);
