@@ -68,15 +68,16 @@ extern "C" void on_cleanup_signal(int sig, siginfo_t* info, void* context) {
   ::raise(sig);  // blocked while this handler runs: delivered, with the default action, on return
 }
 
+// The disposition in place is kept before ours replaces it, so that our handler, whichever
+// thread it runs on, always finds it.
 void install_cleanup_handlers() {
   for (std::size_t i = 0; i < kCleanupSignals.size(); ++i) {
-    struct sigaction current {};
-    ::sigaction(kCleanupSignals[i], nullptr, &current);
+    ::sigaction(kCleanupSignals[i], nullptr, &g_previous[i]);
     struct sigaction ours {};
     ours.sa_sigaction = on_cleanup_signal;
-    ours.sa_mask = current.sa_mask;
-    ours.sa_flags = SA_SIGINFO | (current.sa_flags & SA_RESTART);
-    ::sigaction(kCleanupSignals[i], &ours, &g_previous[i]);
+    ours.sa_mask = g_previous[i].sa_mask;
+    ours.sa_flags = SA_SIGINFO | (g_previous[i].sa_flags & SA_RESTART);
+    ::sigaction(kCleanupSignals[i], &ours, nullptr);
   }
 }
 
