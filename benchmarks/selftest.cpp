@@ -235,7 +235,8 @@ bool last_rank(const GroupContext& ctx) {
 }
 
 void run_selftest_group(GroupContext& ctx) {
-  for (const auto& planned : ctx.spec.points) {
+  for (std::size_t k = 0; k < ctx.spec.point_count(); ++k) {
+    const PlannedPoint planned = ctx.spec.point_at(k);
     ctx.sink.point_started(planned.index);
     if (ctx.observer != nullptr) ctx.observer->begin_point(ctx.spec.devices);
     const std::string behavior = planned.params.value("behavior", "ok");

@@ -307,15 +307,40 @@ def write_outputs(out_dir, sections, code):
 # ---- running the tools ---------------------------------------------------------------------
 
 
+MAX_CPU = 65535  # far above any Linux CPU number (NR_CPUS is at most 8192)
+
+
 def parse_cpus(text):
-    """A CPU list ("2", "0-3", "1,5-6") as a set; ValueError when it is not one."""
+    """A CPU list ("2", "0-3", "1,5-6") as a set; ValueError when it is not one or names a CPU
+    above MAX_CPU (checked before the set is built: "0-99999999999" is refused at once)."""
     cpus = set()
     for item in text.split(","):
         lo, _, hi = item.partition("-")
         if not lo.isdigit() or (hi and not hi.isdigit()) or int(hi or lo) < int(lo):
             raise ValueError(f"'{text}' is not a CPU list such as 2 or 0-3 or 1,5-6")
+        if int(hi or lo) > MAX_CPU:
+            raise ValueError(f"CPU {int(hi or lo)} is above {MAX_CPU}, the largest CPU number")
         cpus.update(range(int(lo), int(hi or lo) + 1))
     return cpus
+
+
+def usage_error(message):
+    """One line on stderr and exit 2 (argparse's own errors print the usage first)."""
+    print(f"crosscheck: {message}", file=sys.stderr)
+    sys.exit(EXIT_USAGE)
+
+
+def prepare_out(out):
+    """Creates the --out directory before anything is measured; a path that cannot be one (an
+    existing file, no permission) is a usage error, not a traceback after the measurements."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        usage_error(f"--out {out!r} exists and is not a directory")
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        usage_error(f"--out {out!r}: {e.strerror or e}")
+    if not os.access(out, os.W_OK | os.X_OK):
+        usage_error(f"--out {out!r} is not writable")
 
 
 CPUS = None  # --cpus: both tools run on these CPUs only
@@ -520,6 +545,7 @@ def parse_args(argv):
     if args.out is None:
         args.out = os.path.join("results", "crosscheck-" +
                                 datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
+    prepare_out(args.out)
     return args
 
 
@@ -537,7 +563,11 @@ def main(argv):
         print(f"crosscheck: {e}", file=sys.stderr)
         return EXIT_ENV
     code = exit_code(sections)
-    write_outputs(args.out, sections, code)
+    try:
+        write_outputs(args.out, sections, code)
+    except OSError as e:
+        print(f"crosscheck: cannot write the tables in {args.out}: {e}", file=sys.stderr)
+        return EXIT_ENV
     verdict = {EXIT_OK: "every row within tolerance", EXIT_FAIL: "FAILED: rows beyond tolerance "
                "or missing", EXIT_SKIPPED: "skipped: a reference tool is absent (exit 77)"}[code]
     print(f"crosscheck: {verdict}; tables in {os.path.join(args.out, 'crosscheck.json')} and .csv")

@@ -1,5 +1,6 @@
 #include "support.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -37,6 +38,21 @@ void skip_test(const std::string& reason) {
   std::fprintf(stderr, "SKIP: %s\n", reason.c_str());
   std::fflush(nullptr);
   std::_Exit(77);
+}
+
+double children_max_rss_mb() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+double children_cpu_s() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_CHILDREN, &usage);
+  const auto s = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return s(usage.ru_utime) + s(usage.ru_stime);
 }
 
 std::string temp_dir(const std::string& tag) {

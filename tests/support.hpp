@@ -33,6 +33,11 @@ struct CommandOutput {
 
 // Runs the real mgbench binary with `args` (shell-quoted by the caller), capturing both streams.
 CommandOutput run_mgbench(const std::string& args, const std::string& env = "");
+// Largest resident set of the children waited for so far, in MB (Linux: ru_maxrss in KiB).
+double children_max_rss_mb();
+// CPU seconds (user + system) of the children waited for so far: on a shared machine the
+// wall time of one command says little, its CPU time is what a hostile file costs.
+double children_cpu_s();
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& tag);
 std::string read_text(const std::string& path);

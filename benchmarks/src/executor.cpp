@@ -195,7 +195,8 @@ class GroupRun {
     shared_->set_resources(rank, &res);
     bool fatal = false;
     std::string fatal_message;
-    for (const auto& planned : ctx_.spec.points) {
+    for (std::size_t k = 0; k < ctx_.spec.point_count(); ++k) {
+      const PlannedPoint planned = ctx_.spec.point_at(k);  // rounds made as they run
       RankOutcome outcome;
       try {
         outcome = run_point(rank, device, res, planned);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "compare_internal.hpp"
+#include "mgbench/core/json_order.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
@@ -276,7 +277,7 @@ std::string efficiency_table(const Context& ctx, const std::string& workload) {
   if (rows.empty()) return {};
   // Numeric order of the parameters (batch 32 before 128), then GPU count.
   std::stable_sort(rows.begin(), rows.end(), [](const EfficiencyRow* a, const EfficiencyRow* b) {
-    if (a->params != b->params) return a->params < b->params;
+    if (const int c = compare_values(a->params, b->params)) return c < 0;
     return a->gpus < b->gpus;
   });
   const auto vary = varying_keys(params);

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "mgbench/core/file_io.hpp"
@@ -14,8 +13,6 @@
 
 namespace mgbench::reports {
 namespace {
-
-constexpr double kNsPerSecond = 1e9;
 
 // Keys of a benchmark entry: a metric with one of these names is not written as a counter.
 const std::set<std::string> kReservedKeys = {"name",
@@ -96,11 +93,32 @@ void set_times(Json& e, double value, long long iterations, const char* unit) {
   e["time_unit"] = unit;
 }
 
-Json aggregate(const Instance& in, const char* stat, std::size_t n, double value, bool percentage) {
+// The time unit of one benchmark (one unit for all its entries): nanoseconds, as Google
+// Benchmark writes, unless a time would then overflow a double (a 1e308 s median), where the
+// first coarser unit in which every time is finite (the values given are).
+struct TimeUnit {
+  const char* name;
+  double per_second;
+};
+TimeUnit time_unit_for(const std::vector<double>& seconds) {
+  const TimeUnit units[] = {{"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1.0}};
+  for (const TimeUnit& unit : units) {
+    if (std::all_of(seconds.begin(), seconds.end(),
+                    [&](double s) { return std::isfinite(s * unit.per_second); })) {
+      return unit;
+    }
+  }
+  return units[3];
+}
+
+// An aggregate entry; a percentage is written as it is, in the benchmark's time unit field.
+Json aggregate(const Instance& in, const char* stat, std::size_t n, double value,
+               const TimeUnit& unit, bool percentage = false) {
   Json e = entry(in, std::string("_") + stat, "aggregate", n);
   e["aggregate_name"] = stat;
   e["aggregate_unit"] = percentage ? "percentage" : "time";
-  set_times(e, percentage ? value : value * kNsPerSecond, static_cast<long long>(n), "ns");
+  set_times(e, percentage ? value : value * unit.per_second, static_cast<long long>(n),
+            unit.name);
   return e;
 }
 
@@ -109,31 +127,43 @@ void add_point(Json& benchmarks, const Instance& in, const PointResult& point) {
   for (double s : point.samples) {
     if (std::isfinite(s)) samples.push_back(s);
   }
-  if (samples.empty() && point.stats.n > 0) samples.push_back(point.stats.median);
+  if (samples.empty() && point.stats.n > 0 && std::isfinite(point.stats.median)) {
+    samples.push_back(point.stats.median);
+  }
   const std::size_t n = samples.size();
   if (n == 0) return;
+  const Statistics& s = point.stats;
+  const bool have = s.n > 0;
+  const double mean = have ? s.mean : samples[0], median = have ? s.median : samples[0];
+  const bool spread = have && std::isfinite(s.stdev) && std::isfinite(s.rel_stdev);
+  // Every time written is a finite number: an aggregate that is not one is left out.
+  std::vector<double> times = samples;
+  for (double t : {mean, median, spread ? s.stdev : 0.0}) {
+    if (std::isfinite(t)) times.push_back(t);
+  }
+  const TimeUnit unit = time_unit_for(times);
   const auto iterations = static_cast<long long>(std::max<std::size_t>(1, point.ops_per_sample));
   for (std::size_t i = 0; i < n; ++i) {
     Json e = entry(in, "", "iteration", n);
     e["repetition_index"] = i;
-    set_times(e, samples[i] * kNsPerSecond, iterations, "ns");
+    set_times(e, samples[i] * unit.per_second, iterations, unit.name);
     benchmarks.push_back(e);
   }
-  const Statistics& s = point.stats;
-  const bool have = s.n > 0;
-  benchmarks.push_back(aggregate(in, "mean", n, have ? s.mean : samples[0], false));
-  Json median = aggregate(in, "median", n, have ? s.median : samples[0], false);
-  if (point.metrics.is_object()) {
-    for (auto it = point.metrics.begin(); it != point.metrics.end(); ++it) {
-      if (!it->is_number() || kReservedKeys.count(it.key())) continue;
-      const double v = it->get<double>();
-      if (std::isfinite(v)) median[it.key()] = v;
+  if (std::isfinite(mean)) benchmarks.push_back(aggregate(in, "mean", n, mean, unit));
+  if (std::isfinite(median)) {
+    Json e = aggregate(in, "median", n, median, unit);
+    if (point.metrics.is_object()) {
+      for (auto it = point.metrics.begin(); it != point.metrics.end(); ++it) {
+        if (!it->is_number() || kReservedKeys.count(it.key())) continue;
+        const double v = it->get<double>();
+        if (std::isfinite(v)) e[it.key()] = v;
+      }
     }
+    benchmarks.push_back(e);
   }
-  benchmarks.push_back(median);
-  if (have && std::isfinite(s.stdev) && std::isfinite(s.rel_stdev)) {
-    benchmarks.push_back(aggregate(in, "stddev", n, s.stdev, false));
-    benchmarks.push_back(aggregate(in, "cv", n, s.rel_stdev, true));
+  if (spread) {
+    benchmarks.push_back(aggregate(in, "stddev", n, s.stdev, unit));
+    benchmarks.push_back(aggregate(in, "cv", n, s.rel_stdev, unit, true));
   }
 }
 
@@ -181,9 +211,7 @@ void write_gbench_json(const RunResult& run, std::ostream& out) {
 }
 
 void write_gbench_json_file(const RunResult& run, const std::string& path) {
-  std::ostringstream out;
-  write_gbench_json(run, out);
-  write_file_atomic(path, out.str());
+  write_file_atomic(path, [&run](std::ostream& out) { write_gbench_json(run, out); });
 }
 
 }  // namespace mgbench::reports

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/core/json_order.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
@@ -198,8 +199,7 @@ void sort_points(Points& points, const std::vector<std::string>& keys) {
   };
   std::stable_sort(points.begin(), points.end(), [&](const PointResult* a, const PointResult* b) {
     for (const auto& k : keys) {
-      const Json va = value(a, k), vb = value(b, k);
-      if (va != vb) return va < vb;
+      if (const int c = compare_values(value(a, k), value(b, k))) return c < 0;
     }
     return false;
   });

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/core/json_order.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/format.hpp"
@@ -101,7 +102,7 @@ std::vector<const PointResult*> points_of(const RunResult& run, const std::strin
     if (p.workload == workload) out.push_back(&p);
   }
   std::stable_sort(out.begin(), out.end(), [](const PointResult* a, const PointResult* b) {
-    if (a->params != b->params) return a->params < b->params;
+    if (const int c = compare_values(a->params, b->params)) return c < 0;
     if (a->gpus != b->gpus) return a->gpus < b->gpus;
     return a->devices < b->devices;
   });

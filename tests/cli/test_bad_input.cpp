@@ -12,31 +12,17 @@
 #include <map>
 #include <string>
 
+#include "bad_input_support.hpp"
 #include "catch_compat.hpp"
 #include "support.hpp"
 #include "sweep_support.hpp"
 
-using mgbench::test::line_count;
+using mgbench::test::BadInputCase;
+using mgbench::test::one_line;
 using mgbench::test::run_mgbench;
+using mgbench::test::snapshot;
 
 namespace {
-
-// `setup` is a shell script run in the case's directory $D before the command ($S: tests/data).
-// `command` is mgbench's arguments, with $D and $S replaced. `message`: a part of the one line.
-struct BadInputCase {
-  const char* name;
-  const char* setup;
-  const char* command;
-  int exit_code;
-  const char* message;
-};
-
-// A results document with one point whose fields are overridden by `point_fields` (sh printf).
-#define MGBENCH_POINT(fields)                                                          \
-  "printf '%s' '{\"schema_version\":2,\"points\":[{\"index\":0,\"workload\":\"gemm\"," \
-  "\"params\":{},\"gpus\":1,\"devices\":[0],\"status\":\"ok\",\"samples\":[1.0],"      \
-  "\"stats\":{\"n\":1,\"median\":1,\"mean\":1,\"min\":1,\"max\":1,\"stdev\":0,"        \
-  "\"rel_stdev\":0,\"p05\":1,\"p95\":1,\"ci_low\":1,\"ci_high\":1}" fields "}]}' > p.json"
 
 const BadInputCase kCases[] = {
     // report: the results file
@@ -207,69 +193,10 @@ const BadInputCase kCases[] = {
      "invalid --nvls 'maybe'"},
 };
 
-std::string substitute(std::string text, const std::string& dir) {
-  const std::map<std::string, std::string> vars = {{"$D", dir},
-                                                   {"$S", MGBENCH_SOURCE_DIR "/tests/data"}};
-  for (const auto& [name, value] : vars) {
-    for (auto at = text.find(name); at != std::string::npos; at = text.find(name, at)) {
-      text.replace(at, name.size(), value);
-      at += value.size();
-    }
-  }
-  return text;
-}
-
-// Every entry under `dir` with its size and modification time: what "unchanged" compares.
-std::map<std::string, std::string> snapshot(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::map<std::string, std::string> entries;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    struct stat st {};
-    ::lstat(e.path().c_str(), &st);
-    entries[e.path().string()] = std::to_string(st.st_size) + "@" +
-                                 std::to_string(st.st_mtim.tv_sec) + "." +
-                                 std::to_string(st.st_mtim.tv_nsec);
-  }
-  return entries;
-}
-
-bool one_line(const std::string& text) {
-  return line_count(text) == 1 && !text.empty() && text.back() == '\n';
-}
-
-// One row of docs/BAD-INPUT.md.
-void print_row(const BadInputCase& c, const mgbench::test::CommandOutput& r) {
-  std::string err = r.err.substr(0, r.err.find('\n'));
-  for (auto& ch : err) {
-    if (ch == '|') ch = '/';
-  }
-  std::cout << "| " << c.name << " | `mgbench " << c.command << "` | " << r.exit_code << " | "
-            << err << " |\n";
-}
-
 }  // namespace
 
 TEST_CASE("bad input: one line, exit 2 or 4, no signal, nothing written") {
-  // The test workload and fake GPUs: no real device is ever probed or used.
-  const std::string env = mgbench::test::kSelftestEnv + " HOME=";
-  for (const BadInputCase& c : kCases) {
-    const std::string dir = mgbench::test::temp_dir("bad-input");
-    const std::string setup = *c.setup ? substitute(c.setup, dir) : "true";
-    REQUIRE(std::system(("cd '" + dir + "' && " + setup).c_str()) == 0);
-    const auto before = snapshot(dir);
-    const auto r = run_mgbench(substitute(c.command, dir), env + dir);
-    print_row(c, r);
-    INFO(c.name << "\nmgbench " << c.command << "\nexit " << r.exit_code << "\nstdout: " << r.out
-                << "\nstderr: " << r.err);
-    CHECK(r.exit_code == c.exit_code);
-    CHECK(r.exit_code < 128);  // no signal
-    CHECK(one_line(r.err));
-    CHECK(r.err.find(c.message) != std::string::npos);
-    CHECK(r.err.find("internal error") == std::string::npos);
-    CHECK(r.out.empty());
-    CHECK(snapshot(dir) == before);
-    std::filesystem::remove_all(dir);
-  }
+  for (const BadInputCase& c : kCases) mgbench::test::check_bad_input_case(c);
   CHECK(sizeof(kCases) / sizeof(kCases[0]) >= 40);
 }
 

@@ -3,8 +3,6 @@
 // linear time (CPU seconds of the child), huge parameters are refused at planning time, NaN points are kept as failed,
 // a non-UTF-8 --out still gets its results, report and history, and --redact leaves no
 // identifying value in what is shared.
-#include <sys/resource.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +14,8 @@
 #include "sweep_support.hpp"
 
 using mgbench::Json;
+using mgbench::test::children_cpu_s;
+using mgbench::test::children_max_rss_mb;
 using mgbench::test::kQuiet;
 using mgbench::test::kSelftestEnv;
 using mgbench::test::run_mgbench;
@@ -30,24 +30,6 @@ bool clean_console(const std::string& text) {
          text.find('\x9b') == std::string::npos && text.find("\xE2\x80\xAE") == std::string::npos &&
          text.find('\r') == std::string::npos &&
          text.find("\nSummary: 0 slower\n") == std::string::npos;
-}
-
-// Largest resident set of the children waited for so far, in MB (Linux: ru_maxrss in KiB).
-double children_max_rss_mb() {
-  struct rusage usage {};
-  ::getrusage(RUSAGE_CHILDREN, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
-// CPU seconds (user + system) of the children waited for so far: on a shared machine the
-// wall time of one command says little, its CPU time is what a hostile file costs.
-double children_cpu_s() {
-  struct rusage usage {};
-  ::getrusage(RUSAGE_CHILDREN, &usage);
-  const auto s = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return s(usage.ru_utime) + s(usage.ru_stime);
 }
 
 mgbench::PointResult point(std::size_t index, Json params, int gpus, double median) {

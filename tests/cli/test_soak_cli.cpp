@@ -46,6 +46,11 @@ TEST_CASE("soak: windows, a stable verdict, valid results and the time-series ch
   const auto& windows = run.soak["windows"];
   CHECK(windows.size() >= 10);
   CHECK(run.points.size() == windows.size());
+  // One planned point, repeated as the windows run: window i is point i.
+  for (std::size_t i = 0; i < run.points.size(); ++i) {
+    CHECK(run.points[i].index == i);
+    CHECK(windows[i]["index"] == i);
+  }
   CHECK(windows[0]["gpus"].size() == 2);
   CHECK(windows[0]["gpus"][0]["throughput"].get<double>() == Approx(1000.0));
   CHECK(windows[0]["gpus"][1]["temp_c"].get<double>() == Approx(52.0));

@@ -308,6 +308,30 @@ class EndToEnd(unittest.TestCase):
                 crosscheck.parse_args(["--cpus", "100000"])
         self.assertEqual(e.exception.code, 2)
 
+    def test_a_huge_cpu_range_is_refused_before_any_set_is_built(self):
+        # Before the bound, "0-99999999999" built a set of 1e11 numbers (memory without end).
+        with self.assertRaisesRegex(ValueError, "above 65535"):
+            crosscheck.parse_cpus("0-99999999999")
+        with self.assertRaisesRegex(ValueError, "above 65535"):
+            crosscheck.parse_cpus("3,65536")
+        self.assertEqual(crosscheck.parse_cpus("65535"), {65535})  # the bound itself is a CPU
+
+    def test_out_an_existing_file_is_one_line_and_exit_2_before_measuring(self):
+        existing = os.path.join(self.dir.name, "taken")
+        with open(existing, "w", encoding="utf-8") as f:
+            f.write("keep")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            with self.assertRaises(SystemExit) as e:
+                crosscheck.main(["--only", "allreduce", "--mgbench", self.mgbench,
+                                 "--nccl-tests", os.path.dirname(self.tools), "--out", existing])
+        self.assertEqual(e.exception.code, 2)
+        self.assertEqual(err.getvalue().count("\n"), 1, err.getvalue())
+        self.assertIn("exists and is not a directory", err.getvalue())
+        self.assertFalse(os.path.exists(self.calls))  # nothing was measured
+        with open(existing, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "keep")
+
     def test_absent_nccl_tests_is_skipped_with_77(self):
         code, printed, _ = self.run_main("--nccl-tests", os.path.join(self.dir.name, "nowhere"))
         self.assertEqual(code, 77)

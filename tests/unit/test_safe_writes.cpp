@@ -1,5 +1,5 @@
 // File writes: mkstemp temporaries (a planted symlink at the old predictable name is never
-// followed), the umask respected and nothing world-writable, and a Markdown charts directory
+// followed), a symbolic link at the target refused, the umask respected and nothing world-writable, and a Markdown charts directory
 // that is a symbolic link refused; files the writer did not make are never deleted.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,16 +56,24 @@ TEST_CASE("atomic write: a symlink planted at the old temp name is not followed"
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("atomic write: a symlink at the target is replaced, its target untouched") {
+TEST_CASE("atomic write: a symlink to a file is refused, the link and its target untouched") {
   const std::string dir = mgbench::test::temp_dir("safe-write");
   const std::string victim = dir + "/victim";
   std::ofstream(victim) << "precious";
   const std::string path = dir + "/report.html";
   fs::create_symlink(victim, path);
-  mgbench::write_file_atomic(path, "page");
+  std::string message;
+  try {
+    mgbench::write_file_atomic(path, "page");
+  } catch (const mgbench::EnvironmentError& e) {
+    message = e.what();
+  }
+  CHECK(message.find("a symbolic link to a file") != std::string::npos);
   CHECK(mgbench::test::read_text(victim) == "precious");
-  CHECK_FALSE(fs::is_symlink(path));
-  CHECK(mgbench::test::read_text(path) == "page");
+  CHECK(fs::is_symlink(path));
+  std::size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) entries += e.exists() ? 1 : 0;
+  CHECK(entries == 2);  // the victim and the link: no temporary file left
   std::filesystem::remove_all(dir);
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/json_order.hpp"
 
 namespace mgbench {
 namespace {
@@ -182,7 +183,7 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& point
   // Numbers in params compare as numbers (batch 128 before 1024), not as text.
   std::stable_sort(out.begin(), out.end(), [](const ScalingSeries& a, const ScalingSeries& b) {
     if (a.workload != b.workload) return a.workload < b.workload;
-    return a.params < b.params;
+    return params_less(a.params, b.params);
   });
   return out;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "mgbench/cli/commands.hpp"
@@ -49,13 +48,18 @@ void write_to(const RunResult& run, const std::string& format, std::ostream& out
   }
 }
 
+// "wrote PATH" after a file is written; nothing when the output went to stdout (-o -).
+void say_wrote(const std::string& path) {
+  if (!is_stdout_path(path)) std::cout << "wrote " << one_line(path) << '\n';
+}
+
 // The export path: the (redacted) results document, to share.
 int export_results(const RunResult& run, const std::string& output) {
   if (output.empty()) {
     std::cout << dump_json(Json(run), 1) << '\n';
   } else {
     save_results(run, output);
-    std::cout << "wrote " << one_line(output) << '\n';
+    say_wrote(output);
   }
   return 0;
 }
@@ -69,8 +73,8 @@ int cmd_report(int argc, char** argv) {
   options.positional_help("RESULTS.json");
   // clang-format off
   options.add_options()
-      ("o,output", "output file (default: report.<ext> beside the results; csv, text, prom and "
-       "gbench: stdout)", cxxopts::value<std::string>())
+      ("o,output", "output file, - for stdout (default: report.<ext> beside the results; csv, "
+       "text, prom and gbench: stdout)", cxxopts::value<std::string>())
       ("format", "html, md, csv, text, prom or gbench (default: from the output file's "
        "extension, else html)", cxxopts::value<std::string>())
       ("redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
@@ -101,6 +105,9 @@ int cmd_report(int argc, char** argv) {
     throw UsageError("unknown --format '" + format +
                      "' (expected html, md, csv, text, prom or gbench)");
   }
+  if (format == "md" && is_stdout_path(output)) {
+    throw UsageError("--format md writes its charts beside the report: give a file, not -o -");
+  }
   if (parse_only()) return 0;
 
   RunResult loaded = load_results(inputs.front());
@@ -122,11 +129,9 @@ int cmd_report(int argc, char** argv) {
   } else if (format == "md") {
     reports::write_markdown(run, path);
   } else {
-    std::ostringstream text;
-    write_to(run, format, text);
-    write_file_atomic(path, text.str());
+    write_file_atomic(path, [&](std::ostream& out) { write_to(run, format, out); });
   }
-  std::cout << "wrote " << one_line(path) << '\n';
+  say_wrote(path);
   return 0;
 }
 

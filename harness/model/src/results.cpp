@@ -178,6 +178,14 @@ void from_json(const Json& j, PointResult& p) {
     p.workload = j.at("workload").get<std::string>();
     p.params = j.at("params");
     if (!p.params.is_object()) throw UsageError("point params is not an object");
+    for (auto it = p.params.begin(); it != p.params.end(); ++it) {
+      // Axis values are scalars; a nested value would only cost time wherever points are
+      // ordered and compared.
+      if (!it->is_string() && !it->is_number() && !it->is_boolean()) {
+        throw UsageError(fmt::format("point params '{}' is not a string, number or boolean",
+                                     it.key().substr(0, 64)));
+      }
+    }
     p.gpus = json_integer<int>(j.at("gpus"), "gpus", 0);
     p.devices = json_integers<int>(j.at("devices"), "devices");
     p.status = status_from_string(j.at("status").get<std::string>());
@@ -405,6 +413,7 @@ void to_json(Json& j, const GroupSpec& g) {
   for (const auto& p : g.points) points.push_back({{"index", p.index}, {"params", p.params}});
   j = Json{{"group_index", g.group_index}, {"workload", g.workload}, {"devices", g.devices},
            {"points", points},             {"settings", g.settings}};
+  if (g.rounds != 1) j["rounds"] = g.rounds;
   write_placement(j, g.placement);
 }
 
@@ -416,6 +425,10 @@ void from_json(const Json& j, GroupSpec& g) {
   for (const auto& p : j.at("points")) {
     g.points.push_back({json_integer<std::size_t>(p.at("index"), "index"), p.at("params")});
   }
+  g.rounds = j.contains("rounds") ? json_integer<std::size_t>(
+                                         j.at("rounds"), "rounds", 1,
+                                         static_cast<std::int64_t>(limits::kMaxPoints))
+                                   : 1;
   g.settings = j.at("settings").get<RunSettings>();
   g.placement = read_placement(j, static_cast<int>(g.devices.size()));
 }

@@ -4,7 +4,6 @@
 #include "mgbench/run/soak.hpp"
 
 #include <chrono>
-#include <cmath>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -371,8 +370,10 @@ int run_soak(const SoakOptions& options, const std::vector<std::string>& argv,
   spec.placement.gpus_per_node = static_cast<int>(devices.size());
   const Params params =
       load_params(options, devices, static_cast<int>(probed.inventory.devices.size()));
-  const auto planned = static_cast<std::size_t>(std::ceil(options.duration_s / options.window_s)) + 2;
-  for (std::size_t i = 0; i < planned; ++i) spec.points.push_back({i, params});
+  // One point, repeated as the windows run: more rounds than the duration holds, since the
+  // orchestrator stops the worker by time.
+  spec.points.push_back({0, params});
+  spec.rounds = soak_window_count(options.duration_s, options.window_s) + 2;
   std::vector<std::string> bus_ids;
   for (int d : devices) bus_ids.push_back(probed.inventory.devices[static_cast<std::size_t>(d)].pci_bus_id);
 

@@ -20,9 +20,9 @@ cxxopts::Options soak_cli() {
                            "Sustained load on every GPU of a set; throughput, temperature, "
                            "power, clocks and throttling per window; the \"runs stably\" verdict.");
   options.add_options()
-      ("duration", "how long, e.g. 10m, 9m30s, 90s",
+      ("duration", "how long, e.g. 10m, 9m30s, 90s (at most 720h)",
        cxxopts::value<std::string>()->default_value("10m"))
-      ("window", "measurement window, e.g. 10s",
+      ("window", "measurement window, e.g. 10s (at least 0.1s, at most 10000 windows)",
        cxxopts::value<std::string>()->default_value("10s"))
       ("workload", "the load: gemm, train_step or allreduce",
        cxxopts::value<std::string>()->default_value("gemm"))
@@ -121,16 +121,45 @@ RunSettings soak_window_settings(RunSettings settings, double window_s) {
   return settings;
 }
 
+std::size_t soak_window_count(double duration_s, double window_s) {
+  return static_cast<std::size_t>(std::ceil(duration_s / window_s));
+}
+
+namespace {
+
+// The bounds of soak.hpp, each refused with the limit it passes.
+void check_soak_bounds(double duration_s, double window_s) {
+  if (duration_s > kSoakMaxDurationS) {
+    throw UsageError(fmt::format("invalid --duration: {:.6g} s is longer than {:.0f} h, the "
+                                 "longest soak",
+                                 duration_s, kSoakMaxDurationS / 3600));
+  }
+  if (window_s < kSoakMinWindowS) {
+    throw UsageError(fmt::format("invalid --window: {:.6g} s is shorter than {} s",
+                                 window_s, kSoakMinWindowS));
+  }
+  if (window_s > duration_s) {
+    throw UsageError(fmt::format("invalid --window: {} s is longer than --duration ({} s)",
+                                 window_s, duration_s));
+  }
+  if (soak_window_count(duration_s, window_s) > kSoakMaxWindows) {
+    throw UsageError(fmt::format(
+        "invalid --window: {:.6g} s makes {} windows of --duration {:.6g} s, at most {} are "
+        "measured (a window of {:.6g} s or more)",
+        window_s, soak_window_count(duration_s, window_s), duration_s, kSoakMaxWindows,
+        duration_s / static_cast<double>(kSoakMaxWindows)));
+  }
+}
+
+}  // namespace
+
 SoakOptions parse_soak_options(int argc, char** argv) {
   auto cli = soak_cli();
   const auto args = parse_command_line(cli, argc, argv);
   SoakOptions o;
   o.duration_s = parse_duration(str(args, "duration"), "--duration");
   o.window_s = parse_duration(str(args, "window"), "--window");
-  if (o.window_s > o.duration_s) {
-    throw UsageError(fmt::format("invalid --window: {} s is longer than --duration ({} s)",
-                                 o.window_s, o.duration_s));
-  }
+  check_soak_bounds(o.duration_s, o.window_s);
   o.workload = str(args, "workload");
   if (args.count("gpus")) o.devices = parse_device_list(str(args, "gpus"), -1);
   o.param_overrides = soak_default_params(o.workload);

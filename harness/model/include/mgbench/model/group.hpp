@@ -38,8 +38,18 @@ struct GroupSpec {
   std::string workload;
   std::vector<int> devices;  // CUDA ordinals, in rank order (on each node with processes)
   std::vector<PlannedPoint> points;
+  // The points run this many times in turn (the soak: one point, one round per window), each
+  // copy made as it runs: round r's copy of points[i] has index points[i].index + r * size().
+  std::size_t rounds = 1;
   RunSettings settings;
   Placement placement;       // threads: gpus_per_node == devices.size(), one node
+  // Points to run, rounds included, and the k-th of them (k < point_count()).
+  std::size_t point_count() const { return points.size() * rounds; }
+  PlannedPoint point_at(std::size_t k) const {
+    PlannedPoint p = points[k % points.size()];
+    p.index += (k / points.size()) * points.size();
+    return p;
+  }
   // Ranks of the group: one per device with threads, nodes x GPUs per node with processes.
   int ranks() const {
     return placement.process_model == ProcessModel::threads

@@ -3,6 +3,7 @@
 // in windows (one point of the workload per window, run back to back by one worker process), with
 // NVML telemetry, XID events and ECC/row-remap counters, and the "runs stably" verdict
 // (analysis/soak_analysis.hpp). The definitions and thresholds are in docs/SOAK.md.
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,14 @@ struct SoakOptions {
   int verbosity = 0;
 };
 
+// The bounds of --duration and --window: a soak of at most 30 days, windows of at least 0.1 s,
+// and at most 10000 windows (every window is a point of the results, which hold at most
+// limits::kMaxPoints, and a line of the report's charts).
+inline constexpr double kSoakMaxDurationS = 30 * 24 * 3600.0;
+inline constexpr double kSoakMinWindowS = 0.1;
+inline constexpr std::size_t kSoakMaxWindows = 10000;
+// ceil(duration_s / window_s): the windows the duration holds (both already within the bounds).
+std::size_t soak_window_count(double duration_s, double window_s);
 // "10m", "9m30s", "20s", "1h", "1.5s", "600" (seconds) -> seconds; UsageError otherwise.
 double parse_duration(const std::string& text, const std::string& what);
 // The soak load of each workload the soak knows (a large bf16 cuBLASLt GEMM for gemm...), as
