@@ -102,7 +102,13 @@ TEST_CASE("between GPUs: NVLink links x rate, PCIe without NVLink, unknown other
   CHECK(mgbench::peer_link_limit(shared_gpu).GBps == 0.0);
   HardwareLimits unknown_arch = hgx_h200();
   unknown_arch.cc_major = 12;
+  unknown_arch.gpu_name = "NVIDIA Future GPU";
   CHECK(mgbench::peer_link_limit(unknown_arch).GBps == 0.0);  // links up, rate unknown
+  // A known model's NVLink generation comes from its row, whatever the architecture says.
+  HardwareLimits known_model = hgx_h200();
+  known_model.cc_major = 12;
+  CHECK(mgbench::peer_link_limit(known_model).GBps == Approx(450.0));
+  CHECK(contains(mgbench::peer_link_limit(known_model).source, "NVLink 4 of the H200 SXM 141GB"));
   HardwareLimits one_link = hgx_h200();
   one_link.cc_major = 7;
   one_link.nvlinks_up = 1;  // 25 GB/s, slower than PCIe gen5 x16: the faster path bounds
