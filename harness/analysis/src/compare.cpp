@@ -3,7 +3,6 @@
 // environment diff, efficiencies, offers and JSON forms live in the sibling compare_*.cpp and
 // offers.cpp files.
 #include "mgbench/analysis/compare.hpp"
-#include "mgbench/analysis/peaks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +11,7 @@
 #include <utility>
 
 #include "compare_detail.hpp"
+#include "mgbench/analysis/peaks.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/stats.hpp"
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include <fmt/format.h>
@@ -78,6 +79,12 @@ EnvironmentGpu environment_gpu(const Json& environment, int device) {
   }
   const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
   hw.host_over_c2c = model != nullptr && model->host_c2c;
+  const Json* power = object_at(*g, "power_limit_w");
+  out.power_limit_w = number_at(power, "enforced") > 0 ? number_at(power, "enforced")
+                                                       : number_at(power, "management");
+  out.default_power_limit_w = number_at(power, "default");
+  out.pcie_gen_gpu_max = unsigned_at(pcie, "gen_gpu_max");
+  out.sm_clock_max_mhz = number_at(object_at(*g, "clocks_mhz"), "sm_max");
   return out;
 }
 

@@ -37,32 +37,20 @@ double gpu_number(const Json& gpu, const char* object, const char* key) {
   return o.contains(key) && o[key].is_number() ? o[key].get<double>() : 0;
 }
 
-const Json* environment_gpu_entry(const Json& env, int device) {
-  if (!env.is_object() || !env.contains("gpus") || !env["gpus"].is_array()) return nullptr;
-  for (const Json& g : env["gpus"]) {
-    if (g.is_object() && g.value("index", -1) == device) return &g;
-  }
-  return nullptr;
-}
-
 // A power limit below the default, from the environment (when the doctor did not check it).
-void power_cause(const Json& gpu, std::vector<std::string>& out) {
-  const double enforced = gpu_number(gpu, "power_limit_w", "enforced");
-  const double fallback = gpu_number(gpu, "power_limit_w", "management");
-  const double limit = enforced > 0 ? enforced : fallback;
-  const double standard = gpu_number(gpu, "power_limit_w", "default");
-  if (limit > 0 && standard > 0 && limit < standard - 1.0) {
-    out.push_back(fmt::format("power limit {:.0f} W, below the default {:.0f} W", limit,
-                              standard));
+void power_cause(const EnvironmentGpu& gpu, std::vector<std::string>& out) {
+  if (gpu.power_limit_w > 0 && gpu.default_power_limit_w > 0 &&
+      gpu.power_limit_w < gpu.default_power_limit_w - 1.0) {
+    out.push_back(fmt::format("power limit {:.0f} W, below the default {:.0f} W",
+                              gpu.power_limit_w, gpu.default_power_limit_w));
   }
 }
 
 // A PCIe link below what the GPU (NVML) or its datasheet supports, for link-bound metrics.
-void pcie_cause(const Json& gpu, const HardwareLimits& hw, std::vector<std::string>& out) {
-  const double gen_gpu = gpu_number(gpu, "pcie", "gen_gpu_max");
+void pcie_cause(const EnvironmentGpu& gpu, std::vector<std::string>& out) {
+  const HardwareLimits& hw = gpu.hw;
   const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
-  const unsigned gen_want = std::max(static_cast<unsigned>(gen_gpu > 0 && gen_gpu < 100 ? gen_gpu : 0),
-                                     model != nullptr ? model->pcie_gen : 0u);
+  const unsigned gen_want = std::max(gpu.pcie_gen_gpu_max, model != nullptr ? model->pcie_gen : 0u);
   const unsigned width_want = model != nullptr ? model->pcie_width : 0u;
   if (hw.pcie_gen == 0 || hw.pcie_width == 0) return;
   if (hw.pcie_gen < gen_want || hw.pcie_width < width_want) {
@@ -74,7 +62,8 @@ void pcie_cause(const Json& gpu, const HardwareLimits& hw, std::vector<std::stri
 
 // Clock-event reasons NVML reported during the point, and SM clocks held low without a power
 // cap to explain them.
-void telemetry_causes(const PointResult& p, const Json* gpu, std::vector<std::string>& out) {
+void telemetry_causes(const PointResult& p, const EnvironmentGpu& gpu,
+                      std::vector<std::string>& out) {
   if (!p.telemetry.is_object() || !p.telemetry.contains("gpus")) return;
   std::set<std::string> seen;
   double sm_max_seen = 0;
@@ -94,7 +83,7 @@ void telemetry_causes(const PointResult& p, const Json* gpu, std::vector<std::st
   if (seen.count("applications_clocks")) {
     out.push_back("clocks held by an applications-clocks setting (nvidia-smi -ac/-lgc)");
   }
-  const double sm_max = gpu != nullptr ? gpu_number(*gpu, "clocks_mhz", "sm_max") : 0;
+  const double sm_max = gpu.sm_clock_max_mhz;
   if (sm_max > 0 && sm_max_seen > 0 && sm_max_seen < 0.9 * sm_max && !seen.count("sw_power_cap")) {
     out.push_back(fmt::format("SM clock at most {:.0f} MHz during the point, below its maximum "
                               "{:.0f} MHz, with no power cap to explain it",
@@ -114,13 +103,11 @@ std::vector<std::string> below_causes(const RunResult& run, const PointResult& p
     const auto& [status, finding] = it->second;
     if (status == "warn" || status == "fail") out.push_back("doctor: " + finding);
   }
-  const int device = point.devices.empty() ? 0 : point.devices.front();
-  const Json* gpu = environment_gpu_entry(run.environment, device);
-  if (gpu != nullptr && doctor.count("power_limit") == 0) power_cause(*gpu, out);
+  const EnvironmentGpu gpu =
+      environment_gpu(run.environment, point.devices.empty() ? 0 : point.devices.front());
+  if (doctor.count("power_limit") == 0) power_cause(gpu, out);
   const bool link = kind == LimitKind::host_link || kind == LimitKind::peer_link;
-  if (gpu != nullptr && link && doctor.count("pcie_link") == 0) {
-    pcie_cause(*gpu, environment_gpu(run.environment, device).hw, out);
-  }
+  if (link && doctor.count("pcie_link") == 0) pcie_cause(gpu, out);
   telemetry_causes(point, gpu, out);
   return out;
 }

@@ -23,10 +23,15 @@ PeakReport compute_peaks(const RunResult& run);
 
 // What the environment says about the GPU of CUDA ordinal `device`: name, memory, compute
 // capability, the PCIe link's maximum (NVML), NVLink links up, the HBM peak from its bus width
-// and clock; `found` false when the environment has no such GPU.
+// and clock, and for the causes of a low value its power limits, the PCIe generation the GPU
+// itself supports and its highest SM clock (0 where unknown); `found` false when the
+// environment has no such GPU.
 struct EnvironmentGpu {
   bool found = false;
   HardwareLimits hw;
+  double power_limit_w = 0, default_power_limit_w = 0;
+  unsigned pcie_gen_gpu_max = 0;
+  double sm_clock_max_mhz = 0;
 };
 EnvironmentGpu environment_gpu(const Json& environment, int device);
 
