@@ -151,7 +151,7 @@ TEST_CASE("no share for a point that is not ok, a flagged value, a missing dtype
   CHECK(r.find(1, "tflops_per_gpu") != nullptr);
 }
 
-TEST_CASE("below the expected range: the verdict with the causes; at or above its low end: none",
+TEST_CASE("below the expected range: the verdict with the causes, at or above its low end: none",
           "[peaks]") {
   RunResult run = h200_run();
   const auto share = [&](double tflops) {
