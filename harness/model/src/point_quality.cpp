@@ -109,13 +109,6 @@ LimitKind limit_kind_from_string(const std::string& text) {
   throw std::invalid_argument("unknown peak kind '" + text + "'");
 }
 
-std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype) {
-  const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
-  const double peak = model != nullptr ? model_tflops(*model, dtype) : 0.0;
-  if (!(peak > 0)) return std::nullopt;
-  return peak;
-}
-
 namespace {
 double link_rate(const std::string& link, int generation) {
   for (const LinkGeneration& g : link_generations()) {
@@ -129,10 +122,6 @@ double pcie_lane_GBps(unsigned gen) { return link_rate("PCIe", static_cast<int>(
 
 double pcie_link_GBps(unsigned gen, unsigned width) {
   return pcie_lane_GBps(gen) * static_cast<double>(width);
-}
-
-int nvlink_generation(int cc_major, int cc_minor) {
-  return nvlink_generation_of(cc_major, cc_minor);
 }
 
 double nvlink_link_GBps(int generation) { return link_rate("NVLink", generation); }
@@ -154,7 +143,7 @@ LinkLimit peer_link_limit(const HardwareLimits& hw) {
   }
   const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
   const bool from_model = model != nullptr && model->nvlink_gen > 0;
-  const int gen = from_model ? model->nvlink_gen : nvlink_generation(hw.cc_major, hw.cc_minor);
+  const int gen = from_model ? model->nvlink_gen : nvlink_generation_of(hw.cc_major, hw.cc_minor);
   const double nvlink = nvlink_link_GBps(gen) * static_cast<double>(hw.nvlinks_up);
   if (!(nvlink > 0)) return {};
   const std::string of = from_model ? "the " + model->id

@@ -68,10 +68,6 @@ struct HardwareLimits {
 };
 // bus width (bits) / 8 x memory clock (kHz) x 2 (double data rate), in GB/s; 0 when unknown.
 double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz);
-// Datasheet dense peak TFLOP/s of `dtype` (fp32, tf32, bf16, fp16, fp8) on a known GPU
-// (gpu_models.hpp); nullopt for an unknown GPU or dtype.
-std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype);
-
 // What one unit (GPU, pair) of a point can reach of `kind` on this hardware, in the metric's
 // unit, and what that figure is, in words; value 0 when unknown. `bound`: as the
 // impossible-value flag uses it (only hard limits: the measured HBM peak, datasheet TFLOP/s
@@ -87,11 +83,10 @@ Peak peak_of(LimitKind kind, const Params& params, const std::string& dtype_para
 
 // Usable GB/s of one PCIe lane in one direction, after line coding: gen1 0.25, gen2 0.5,
 // gen3 0.985, gen4 1.969, gen5 3.938 (128b/130b), gen6 7.563 (FLIT 242/256); 0 when unknown.
+// The rates are rows of the GPU model table (gpu_models.hpp), as is each architecture's NVLink
+// generation (nvlink_generation_of).
 double pcie_lane_GBps(unsigned gen);
 double pcie_link_GBps(unsigned gen, unsigned width);  // lanes x lane rate, per direction
-// The NVLink generation of a GPU architecture: 1 (6.0), 2 (7.x), 3 (8.x), 4 (9.0), 5 (10.x);
-// 0 for an architecture without NVLink or not known here.
-int nvlink_generation(int cc_major, int cc_minor);
 // GB/s of one NVLink link in one direction: 20 (NVLink 1), 25 (2, 3, 4), 50 (5); 0 unknown.
 double nvlink_link_GBps(int generation);
 // A link's bound in one direction and where it came from, in words; GBps 0 when unknown.
