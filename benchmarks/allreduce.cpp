@@ -372,7 +372,9 @@ namespace {
 mgbench::Presentation allreduce_presentation() {
   using namespace mgbench;
   return Presentation()
-      .metric(MetricSpec("busbw_GBps", "busbw", "GB/s").format(ValueFormat::fixed, 2))
+      .metric(MetricSpec("busbw_GBps", "busbw", "GB/s")
+                  .format(ValueFormat::fixed, 2)
+                  .of_peak(PeakSpec::peer_link()))
       .metric(MetricSpec("algbw_GBps", "algbw", "GB/s").format(ValueFormat::fixed, 2))
       .metric(MetricSpec("time_us", "time", "us")
                   .format(ValueFormat::fixed, 2)

@@ -359,8 +359,10 @@ namespace {
 mgbench::Presentation gemm_presentation() {
   using namespace mgbench;
   return Presentation()
-      .metric(MetricSpec("tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s"))
-      .metric(MetricSpec("tflops_aggregate", "aggregate TFLOP/s", "TFLOP/s"))
+      .metric(MetricSpec("tflops_per_gpu", "TFLOP/s per GPU", "TFLOP/s")
+                  .of_peak(PeakSpec::tflops("dtype")))
+      .metric(MetricSpec("tflops_aggregate", "aggregate TFLOP/s", "TFLOP/s")
+                  .of_peak(PeakSpec::same_as("tflops_per_gpu")))
       .axis(AxisSpec("size", "matrix size"))
       .axis(AxisSpec("m", "M (batch tokens)")
                 .with({"n", "k"}, "matrix size M = N = K")

@@ -300,8 +300,12 @@ namespace {
 mgbench::Presentation h2d_presentation() {
   using namespace mgbench;
   return Presentation()
-      .metric(MetricSpec("GBps_per_gpu", "GB/s per GPU", "GB/s").format(ValueFormat::fixed, 2))
-      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s").format(ValueFormat::fixed, 2))
+      .metric(MetricSpec("GBps_per_gpu", "GB/s per GPU", "GB/s")
+                  .format(ValueFormat::fixed, 2)
+                  .of_peak(PeakSpec::host_link("direction")))
+      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s")
+                  .format(ValueFormat::fixed, 2)
+                  .of_peak(PeakSpec::same_as("GBps_per_gpu")))
       .metric(MetricSpec("link_GBps", "PCIe link GB/s", "GB/s").format(ValueFormat::fixed, 1))
       .axis(AxisSpec("bytes", "copy size").format(ValueFormat::bytes).log2())
       .table(TableSpec()

@@ -197,8 +197,11 @@ mgbench::Presentation membw_presentation() {
   using namespace mgbench;
   return Presentation()
       .metric(MetricSpec("GBps_per_gpu", "GB/s per GPU (read + write)", "GB/s")
-                  .format(ValueFormat::fixed, 1))
-      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s").format(ValueFormat::fixed, 1))
+                  .format(ValueFormat::fixed, 1)
+                  .of_peak(PeakSpec::hbm()))
+      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s")
+                  .format(ValueFormat::fixed, 1)
+                  .of_peak(PeakSpec::same_as("GBps_per_gpu")))
       .metric(MetricSpec("memcpy_GBps", "memcpy GB/s (same point)", "GB/s")
                   .format(ValueFormat::fixed, 1))
       .metric(MetricSpec("copy_vs_memcpy", "copy / memcpy").format(ValueFormat::fixed, 3))

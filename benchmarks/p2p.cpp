@@ -397,8 +397,12 @@ namespace {
 mgbench::Presentation p2p_presentation() {
   using namespace mgbench;
   return Presentation()
-      .metric(MetricSpec("GBps_per_pair", "GB/s per pair", "GB/s").format(ValueFormat::fixed, 1))
-      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s").format(ValueFormat::fixed, 1))
+      .metric(MetricSpec("GBps_per_pair", "GB/s per pair", "GB/s")
+                  .format(ValueFormat::fixed, 1)
+                  .of_peak(PeakSpec::peer_link("direction")))
+      .metric(MetricSpec("GBps_aggregate", "aggregate GB/s", "GB/s")
+                  .format(ValueFormat::fixed, 1)
+                  .of_peak(PeakSpec::same_as("GBps_per_pair")))
       .metric(MetricSpec("matrix_min_GBps", "slowest pair GB/s", "GB/s").format(ValueFormat::fixed, 1))
       .metric(MetricSpec("matrix_median_GBps", "median pair GB/s", "GB/s")
                   .format(ValueFormat::fixed, 1))

@@ -421,8 +421,10 @@ namespace {
 // communication, overlap and peak memory; samples/s and memory vs the per-GPU batch.
 Presentation train_presentation() {
   return Presentation()
-      .metric(MetricSpec("samples_per_s", "samples/s", "samples/s"))
-      .metric(MetricSpec("samples_per_s_per_gpu", "samples/s per GPU", "samples/s"))
+      .metric(MetricSpec("samples_per_s", "samples/s", "samples/s")
+                  .of_peak(PeakSpec::same_as("model_tflops_per_gpu")))
+      .metric(MetricSpec("samples_per_s_per_gpu", "samples/s per GPU", "samples/s")
+                  .of_peak(PeakSpec::same_as("model_tflops_per_gpu")))
       .metric(MetricSpec("step_time_s", "step time", "s")
                   .format(ValueFormat::time)
                   .better(Better::lower))
@@ -430,7 +432,8 @@ Presentation train_presentation() {
                   .format(ValueFormat::time)
                   .better(Better::lower))
       .metric(MetricSpec("overlap_ratio", "overlap").format(ValueFormat::percent, 0))
-      .metric(MetricSpec("model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s"))
+      .metric(MetricSpec("model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s")
+                  .of_peak(PeakSpec::tflops("dtype")))
       .axis(AxisSpec("batch", "per-GPU batch size (batch)")
                 .with({"global_batch"})
                 .tooltip_word("batch"))

@@ -95,6 +95,7 @@ HardwareLimits device_limits(int device) {
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
     hw.gpu_name = prop.name;
+    hw.memory_bytes = prop.totalGlobalMem;
     hw.cc_major = prop.major;
     hw.cc_minor = prop.minor;
   }

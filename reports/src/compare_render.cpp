@@ -157,6 +157,14 @@ void render_environment(std::ostream& out, const Comparison& cmp) {
   out << "\n";
 }
 
+// " (69 % of peak)" after a compared value whose side has a share of its hardware's peak.
+std::string of_peak_suffix(const std::optional<double>& fraction) {
+  if (!fraction) return "";
+  char text[48];
+  std::snprintf(text, sizeof text, " (%.0f %% of peak)", *fraction * 100.0);
+  return text;
+}
+
 // One table per workload, rows in the order of the base run.
 void render_points(std::ostream& out, const Comparison& cmp) {
   std::vector<std::string> workloads;
@@ -176,8 +184,9 @@ void render_points(std::ostream& out, const Comparison& cmp) {
       if (p.workload != workload) continue;
       const bool show_reason = p.verdict != Verdict::same;
       table.add({format_params(p.params), std::to_string(p.gpus),
-                 format_quantity(p.base_value, p.quantity.unit),
-                 format_quantity(p.new_value, p.quantity.unit), format_change(p.change),
+                 format_quantity(p.base_value, p.quantity.unit) + of_peak_suffix(p.base_of_peak),
+                 format_quantity(p.new_value, p.quantity.unit) + of_peak_suffix(p.new_of_peak),
+                 format_change(p.change),
                  p.test ? format_p_value(p.test->p_value) : "-", percent(p.threshold),
                  to_string(p.verdict), show_reason ? p.reason : ""});
     }

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "mgbench/reports/format.hpp"
+#include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
 
 namespace mgbench::reports {
@@ -17,6 +18,21 @@ void render_console(const RunResult& run, std::ostream& out) {
       &out == &std::cout && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   render_console(run, out, options);
 }
+
+namespace {
+
+// Which datasheet row "% of peak" uses, and the values below what their GPU model usually
+// reaches.
+void render_peak_lines(const RunResult& run, std::ostream& out) {
+  const std::string note = gpu_model_note(run);
+  if (!note.empty()) out << '\n' << note << '\n';
+  const auto below = below_range_lines(run);
+  if (below.empty()) return;
+  out << "\nBelow what this GPU model usually reaches\n";
+  for (const auto& line : below) out << "  - " << line << '\n';
+}
+
+}  // namespace
 
 void render_console(const RunResult& run, std::ostream& out, const ConsoleOptions& options) {
   TextStyle style;
@@ -50,6 +66,7 @@ void render_console(const RunResult& run, std::ostream& out, const ConsoleOption
     }
     for (const auto& note : verdicts.notes) out << "  - " << one_line(note) << '\n';
   }
+  render_peak_lines(run, out);
   out << '\n'
       << "Points: " << status_counts(run) << (run.interrupted ? " (interrupted)" : "") << '\n';
 }

@@ -4,6 +4,7 @@
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
+#include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/summary.hpp"
 #include "mgbench/core/file_io.hpp"
 
@@ -114,6 +115,7 @@ struct Content {
   std::vector<ChartEntry> charts;
   std::vector<std::string> workloads;
   Summary summary;
+  std::string model_note;  // which datasheet row "% of peak" uses
   std::vector<FlagGroup> flags;
   Table verdicts, doctor, points;
   std::vector<Table> scaling, env;
@@ -125,6 +127,7 @@ Content content_of(const RunResult& run) {
   c.charts = build_charts(run);
   c.workloads = workloads_of(run);
   c.summary = run_summary(run);
+  c.model_note = gpu_model_note(run);
   c.flags = run_flags(run);
   c.verdicts = verdicts_table(run);
   c.doctor = run_doctor_table(run);
@@ -165,6 +168,7 @@ std::string summary_section(const Content& c) {
     out += "<p class=\"note\">" + escape_xml(c.summary.note) + "</p>\n";
   }
   for (const auto& t : c.summary.tables) out += render_html(t, 3);
+  if (!c.model_note.empty()) out += "<p class=\"note\">" + escape_xml(c.model_note) + "</p>\n";
   return out + "</section>\n";
 }
 

@@ -11,6 +11,7 @@
 
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
+#include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/summary.hpp"
 #include "mgbench/reports/svg.hpp"
@@ -46,6 +47,8 @@ std::string render_markdown_report(const RunResult& run, const std::string& char
   const Summary summary = run_summary(run);
   if (!summary.note.empty()) out += escape_markdown(summary.note) + "\n\n";
   for (const auto& table : summary.tables) out += render_markdown(table, 3);
+  const std::string model_note = gpu_model_note(run);
+  if (!model_note.empty()) out += escape_markdown(model_note) + "\n\n";
   out += "## Flags\n\n";
   const auto flags = run_flags(run);
   if (flags.empty()) {

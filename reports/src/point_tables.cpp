@@ -9,6 +9,7 @@
 #include "mgbench/core/json_order.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/format.hpp"
+#include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
 
 namespace mgbench::reports {
@@ -105,6 +106,7 @@ void add_columns(Table& t, const TableContext& ctx) {
         break;
       default: t.column(default_header(ctx, c), Align::right); break;
     }
+    if (peak_column_after(ctx.presentation, ctx.spec, c)) t.column(kOfPeakHeader, Align::right);
   }
 }
 
@@ -171,7 +173,12 @@ void add_cells(std::vector<std::string>& row, const TableContext& ctx, const Col
       break;
     case ColumnKind::param: row.push_back(param_cell(p, c)); break;
     case ColumnKind::median_time: row.push_back(median_text(p)); break;
-    case ColumnKind::metric: row.push_back(metric_cell(p, c)); break;
+    case ColumnKind::metric:
+      row.push_back(metric_cell(p, c));
+      if (peak_column_after(ctx.presentation, ctx.spec, c)) {
+        row.push_back(of_peak_cell(ctx.run, p, c.key));
+      }
+      break;
     case ColumnKind::speedup:
     case ColumnKind::efficiency:
       row.push_back(scaling_cell(scaling_row(ctx.run, p), c.kind));

@@ -13,6 +13,7 @@
 
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/format.hpp"
+#include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
 
 namespace mgbench::reports {
@@ -165,9 +166,10 @@ Row summary_row(const RunResult& run, const Presentation& pres, const std::strin
   int gpus_max = 1;
   for (const PointResult* p : points) gpus_max = std::max(gpus_max, p->gpus);
   const PointResult* best = metric ? best_point(points, *metric) : nullptr;
-  std::string figure = kDash, where, efficiency = kDash, verdict = kDash;
+  std::string figure = kDash, where, efficiency = kDash, verdict = kDash, of_peak;
   if (best != nullptr) {
     figure = format_value(*usable(*best, metric->name), metric->format_, metric->digits);
+    of_peak = of_peak_cell(run, *best, metric->name);
     where = where_text(*best, pres, numeric);
     const ScalingSeries* s = series_of(run, *best);
     if (s != nullptr && s->rows.back().gpus > 1) {
@@ -184,7 +186,7 @@ Row summary_row(const RunResult& run, const Presentation& pres, const std::strin
   });
   r.tone = failed && best == nullptr ? RowTone::bad
                                       : (notes.empty() ? RowTone::normal : RowTone::warn);
-  r.cells = {label, figure, where, efficiency, verdict.empty() ? kDash : verdict, notes};
+  r.cells = {label, figure, of_peak, where, efficiency, verdict.empty() ? kDash : verdict, notes};
   return r;
 }
 
@@ -199,6 +201,7 @@ Table workload_summary(const RunResult& run, const std::string& workload) {
   t.column("configuration").column(metric ? "best " + pres.metric_axis_label(metric->name)
                                           : std::string("best figure"),
                                    Align::right);
+  t.column(kOfPeakHeader, Align::right);
   t.column("at").column("scaling efficiency", Align::right).column("verdict").column("notes");
   const auto groups = group_in_order(points, [&](const PointResult* p) {
     return keys.empty() ? std::string("all points") : params_short_label(p->params, keys);
@@ -379,6 +382,10 @@ std::vector<FlagGroup> run_flags(const RunResult& run) {
   impossible_flags(run, label, out);
   failure_flags(run, label, out);
   doctor_flags(run, out);
+  FlagGroup below{"Below what this GPU model usually reaches", {}};
+  std::size_t left_out = 0;
+  for (std::string& line : below_range_lines(run)) add_line(below, left_out, std::move(line));
+  close_group(below, left_out, out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/gpu_models.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/model/stats.hpp"
@@ -60,13 +61,13 @@ TEST_CASE("PCIe link rates per lane and per link, after line coding", "[limits]"
 
 TEST_CASE("NVLink generation follows the architecture, the link rate the generation",
           "[limits]") {
-  CHECK(mgbench::nvlink_generation(6, 0) == 1);
-  CHECK(mgbench::nvlink_generation(6, 1) == 0);
-  CHECK(mgbench::nvlink_generation(7, 0) == 2);
-  CHECK(mgbench::nvlink_generation(8, 0) == 3);
-  CHECK(mgbench::nvlink_generation(9, 0) == 4);
-  CHECK(mgbench::nvlink_generation(10, 0) == 5);
-  CHECK(mgbench::nvlink_generation(12, 0) == 0);
+  CHECK(mgbench::nvlink_generation_of(6, 0) == 1);
+  CHECK(mgbench::nvlink_generation_of(6, 1) == 0);
+  CHECK(mgbench::nvlink_generation_of(7, 0) == 2);
+  CHECK(mgbench::nvlink_generation_of(8, 0) == 3);
+  CHECK(mgbench::nvlink_generation_of(9, 0) == 4);
+  CHECK(mgbench::nvlink_generation_of(10, 0) == 5);
+  CHECK(mgbench::nvlink_generation_of(12, 0) == 0);
   CHECK(mgbench::nvlink_link_GBps(1) == 20.0);
   CHECK(mgbench::nvlink_link_GBps(4) == 25.0);
   CHECK(mgbench::nvlink_link_GBps(5) == 50.0);
@@ -102,7 +103,13 @@ TEST_CASE("between GPUs: NVLink links x rate, PCIe without NVLink, unknown other
   CHECK(mgbench::peer_link_limit(shared_gpu).GBps == 0.0);
   HardwareLimits unknown_arch = hgx_h200();
   unknown_arch.cc_major = 12;
+  unknown_arch.gpu_name = "NVIDIA Future GPU";
   CHECK(mgbench::peer_link_limit(unknown_arch).GBps == 0.0);  // links up, rate unknown
+  // A known model's NVLink generation comes from its row, whatever the architecture says.
+  HardwareLimits known_model = hgx_h200();
+  known_model.cc_major = 12;
+  CHECK(mgbench::peer_link_limit(known_model).GBps == Approx(450.0));
+  CHECK(contains(mgbench::peer_link_limit(known_model).source, "NVLink 4 of the H200 SXM 141GB"));
   HardwareLimits one_link = hgx_h200();
   one_link.cc_major = 7;
   one_link.nvlinks_up = 1;  // 25 GB/s, slower than PCIe gen5 x16: the faster path bounds

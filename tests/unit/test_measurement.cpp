@@ -41,6 +41,13 @@ Json power_capped_telemetry() {
                                          {"throttle_reasons", Json::array({"sw_power_cap"})}}})}};
 }
 
+// The datasheet's dense peak of `dtype` as "% of peak" uses it; 0 when unknown.
+double datasheet(const mgbench::HardwareLimits& hw, const std::string& dtype) {
+  return mgbench::peak_of(mgbench::LimitKind::tflops, Json{{"dtype", dtype}}, "dtype", "", hw,
+                          false)
+      .value;
+}
+
 mgbench::HardwareLimits h200() {
   mgbench::HardwareLimits hw;
   hw.hbm_GBps = mgbench::hbm_peak_GBps(6144, 3201000);
@@ -213,13 +220,23 @@ TEST_CASE("TFLOP/s above the datasheet peak of the dtype is flagged on a known G
   CHECK(mgbench::impossible_values(Json{{"tflops_per_gpu", 678.0}}, bf16, checks, h200()).empty());
   CHECK(mgbench::impossible_values(Json{{"tflops_per_gpu", 70.0}}, Json{{"dtype", "fp32"}}, checks,
                                    h200()).size() == 1);
-  CHECK(*mgbench::datasheet_tflops(h200(), "fp8") == Approx(1978.9));
-  CHECK(*mgbench::datasheet_tflops(h200(), "tf32") == Approx(494.7));
+  CHECK(datasheet(h200(), "fp8") == Approx(1978.9));
+  CHECK(datasheet(h200(), "tf32") == Approx(494.7));
+  mgbench::HardwareLimits a100 = h200();
+  a100.gpu_name = "NVIDIA A100-SXM4-80GB";
+  a100.cc_major = 8;
+  CHECK(datasheet(a100, "bf16") == Approx(312.0));  // from the model table
+  CHECK(mgbench::impossible_values(Json{{"tflops_per_gpu", 320.0}}, bf16, checks, a100).size() == 1);
+  CHECK(datasheet(a100, "fp8") == 0.0);  // no fp8 on Ampere: no check
   mgbench::HardwareLimits other = h200();
-  other.gpu_name = "NVIDIA A100-SXM4-80GB";
-  other.cc_major = 8;
-  CHECK_FALSE(mgbench::datasheet_tflops(other, "bf16"));
+  other.gpu_name = "NVIDIA Future GPU";
+  CHECK(datasheet(other, "bf16") == 0.0);
   CHECK(mgbench::impossible_values(Json{{"tflops_per_gpu", 5000.0}}, bf16, checks, other).empty());
+  // The NVL card's datasheet peaks are rated below its highest clock: no flag above them.
+  mgbench::HardwareLimits nvl = h200();
+  nvl.gpu_name = "NVIDIA H200 NVL";
+  CHECK(datasheet(nvl, "bf16") == Approx(835.5));
+  CHECK(mgbench::impossible_values(Json{{"tflops_per_gpu", 853.0}}, bf16, checks, nvl).empty());
 }
 
 namespace {

@@ -128,3 +128,35 @@ TEST_CASE("data-path workloads declare their axes, throughput and a short defaul
   CHECK_THROWS_AS(mgbench::find_workload("h2d")->find_axis("memory")->parse_value("managed"),
                   mgbench::UsageError);
 }
+
+TEST_CASE("every workload's headline has a % of peak, of a peak kind the reports know") {
+  // The headline (the summary's best figure) of every real workload names what it is a share
+  // of, directly or through its per-unit metric; the test workload has none.
+  for (const auto& w : mgbench::workloads()) {
+    if (w.name() == "selftest") continue;
+    INFO(w.name());
+    const mgbench::Presentation p = w.presentation();
+    REQUIRE(p.headline_);
+    const mgbench::MetricSpec* headline = p.find_metric(p.headline_->name);
+    REQUIRE(headline != nullptr);
+    REQUIRE(headline->peak_);
+    const mgbench::MetricSpec* unit =
+        headline->peak_->as.empty() ? headline : p.find_metric(headline->peak_->as);
+    REQUIRE(unit != nullptr);
+    REQUIRE(unit->peak_);
+    CHECK(unit->peak_->as.empty());
+  }
+  const auto kind_of = [](const char* workload, const char* metric) {
+    const mgbench::Presentation p = mgbench::find_workload(workload)->presentation();
+    const mgbench::MetricSpec* m = p.find_metric(metric);
+    REQUIRE(m != nullptr);
+    REQUIRE(m->peak_);
+    return m->peak_->kind;
+  };
+  CHECK(kind_of("gemm", "tflops_per_gpu") == mgbench::LimitKind::tflops);
+  CHECK(kind_of("membw", "GBps_per_gpu") == mgbench::LimitKind::hbm_traffic);
+  CHECK(kind_of("h2d", "GBps_per_gpu") == mgbench::LimitKind::host_link);
+  CHECK(kind_of("p2p", "GBps_per_pair") == mgbench::LimitKind::peer_link);
+  CHECK(kind_of("allreduce", "busbw_GBps") == mgbench::LimitKind::peer_link);
+  CHECK(kind_of("train_step", "model_tflops_per_gpu") == mgbench::LimitKind::tflops);
+}

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "compare_detail.hpp"
+#include "mgbench/analysis/peaks.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/stats.hpp"
 
@@ -364,6 +365,7 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
   cmp.fingerprint_differs = !fb.empty() && !fn.empty() && fb != fn;
   cmp.hooks_differ = hooks_difference(base, next);
 
+  const PeakReport base_peaks = compute_peaks(base), new_peaks = compute_peaks(next);
   MatchResult match = match_points(base.points, next.points);
   cmp.not_compared = refuse_method_mismatches(match);
   if (match.pairs.empty() && !cmp.not_compared.empty()) {
@@ -392,6 +394,9 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
       continue;
     }
     cmp.points.push_back(judge(*b, *n, options, noise));
+    PointComparison& pc = cmp.points.back();
+    pc.base_of_peak = share_fraction(base_peaks.find(b->index, pc.quantity.metric));
+    pc.new_of_peak = share_fraction(new_peaks.find(n->index, pc.quantity.metric));
   }
   if (cmp.points.empty()) {
     const NotCompared& first = cmp.not_compared.back();

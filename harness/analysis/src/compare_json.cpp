@@ -29,7 +29,9 @@ Json point_json(const PointComparison& p) {
               {"noise", noise},
               {"test", test_json(p.test)},
               {"verdict", to_string(p.verdict)},
-              {"reason", p.reason}};
+              {"reason", p.reason},
+              {"base_of_peak", p.base_of_peak ? Json(*p.base_of_peak) : Json()},
+              {"new_of_peak", p.new_of_peak ? Json(*p.new_of_peak) : Json()}};
 }
 
 Json unmatched_json(const std::vector<UnmatchedPoint>& list) {

@@ -1,7 +1,9 @@
 // `mgbench info [--json]`: devices, peer access, topology, versions, host and the environment
 // fingerprint. `--json` prints the environment object recorded with every run.
 #include <algorithm>
+#include <cstdint>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/gpu_models.hpp"
 #include "mgbench/platform/fingerprint.hpp"
 #include "text_table.hpp"
 
@@ -122,6 +125,27 @@ void print_devices(std::ostream& out, const Json& env) {
   }
 }
 
+// What mgbench believes each GPU model of the machine can do (its datasheet row, with the
+// documents it comes from), or that the model is unknown.
+void print_gpu_models(std::ostream& out, const Json& env) {
+  std::set<std::pair<std::string, std::uint64_t>> seen;
+  for (const auto& g : env["gpus"]) {
+    const std::string name = g.value("name", std::string());
+    const auto memory = g.value("memory_bytes", std::uint64_t{0});
+    if (!seen.insert({name, memory}).second) continue;
+    const GpuModel* model = match_gpu_model(name, memory);
+    out << "\nGPU model: " << name << " (" << gib(g["memory_bytes"]) << ")\n";
+    if (model == nullptr) {
+      out << "  unknown model: no datasheet row, so reports show no % of the TFLOP/s peak and "
+             "no expected range; memory and link percentages use the memory's bus width x "
+             "clock and the links NVML reports\n";
+      continue;
+    }
+    out << "  matches the " << model->id << " row of mgbench's GPU model table\n";
+    for (const std::string& line : gpu_model_lines(*model)) out << "  " << line << "\n";
+  }
+}
+
 void print_topology(std::ostream& out, const Json& env) {
   const Json& topo = env["topology"];
   if (topo["devices"].size() > 1) {
@@ -161,6 +185,7 @@ void print_host(std::ostream& out, const Json& env) {
 void print_environment(std::ostream& out, const Json& env) {
   print_versions(out, env);
   print_devices(out, env);
+  print_gpu_models(out, env);
   print_topology(out, env);
   print_host(out, env);
 }

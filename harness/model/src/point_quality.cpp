@@ -5,8 +5,11 @@
 #include <cctype>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "mgbench/model/gpu_models.hpp"
 
 namespace mgbench {
 
@@ -87,59 +90,41 @@ double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz) {
          2.0 / 1e9;
 }
 
-std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype) {
-  // Dense peaks of the SXM parts (H100 and H200 share them), per dtype.
-  const std::string name = lower(hw.gpu_name);
-  const bool hopper_sxm = hw.cc_major == 9 && hw.cc_minor == 0 &&
-                          (name.find("h100") != std::string::npos ||
-                           name.find("h200") != std::string::npos) &&
-                          name.find("pcie") == std::string::npos &&
-                          name.find("nvl") == std::string::npos;
-  if (!hopper_sxm) return std::nullopt;
-  if (dtype == "bf16" || dtype == "fp16") return 989.4;
-  if (dtype == "tf32") return 494.7;
-  if (dtype == "fp8" || dtype == "e4m3" || dtype == "e5m2") return 1978.9;
-  if (dtype == "fp32") return 66.9;
-  return std::nullopt;
+const char* to_string(LimitKind kind) {
+  switch (kind) {
+    case LimitKind::hbm_traffic: return "hbm_traffic";
+    case LimitKind::copy: return "copy";
+    case LimitKind::tflops: return "tflops";
+    case LimitKind::host_link: return "host_link";
+    case LimitKind::peer_link: return "peer_link";
+  }
+  return "tflops";
 }
 
-double pcie_lane_GBps(unsigned gen) {
-  switch (gen) {
-    case 1: return 0.25;
-    case 2: return 0.5;
-    case 3: return 8.0 * 128.0 / 130.0 / 8.0;
-    case 4: return 16.0 * 128.0 / 130.0 / 8.0;
-    case 5: return 32.0 * 128.0 / 130.0 / 8.0;
-    case 6: return 64.0 * 242.0 / 256.0 / 8.0;
-    default: return 0.0;
+LimitKind limit_kind_from_string(const std::string& text) {
+  for (LimitKind k : {LimitKind::hbm_traffic, LimitKind::copy, LimitKind::tflops,
+                      LimitKind::host_link, LimitKind::peer_link}) {
+    if (text == to_string(k)) return k;
   }
+  throw std::invalid_argument("unknown peak kind '" + text + "'");
 }
+
+namespace {
+double link_rate(const std::string& link, int generation) {
+  for (const LinkGeneration& g : link_generations()) {
+    if (g.link == link && g.generation == generation) return g.GBps;
+  }
+  return 0.0;
+}
+}  // namespace
+
+double pcie_lane_GBps(unsigned gen) { return link_rate("PCIe", static_cast<int>(gen)); }
 
 double pcie_link_GBps(unsigned gen, unsigned width) {
   return pcie_lane_GBps(gen) * static_cast<double>(width);
 }
 
-int nvlink_generation(int cc_major, int cc_minor) {
-  switch (cc_major) {
-    case 6: return cc_minor == 0 ? 1 : 0;  // P100; the other Pascal parts have none
-    case 7: return 2;                      // V100, Turing boards with bridges
-    case 8: return 3;                      // A100 (A10/A40/RTX bridges run slower links)
-    case 9: return 4;                      // H100, H200
-    case 10: return 5;                     // B200, B300
-    default: return 0;
-  }
-}
-
-double nvlink_link_GBps(int generation) {
-  switch (generation) {
-    case 1: return 20.0;
-    case 2:
-    case 3:
-    case 4: return 25.0;
-    case 5: return 50.0;
-    default: return 0.0;
-  }
-}
+double nvlink_link_GBps(int generation) { return link_rate("NVLink", generation); }
 
 LinkLimit host_link_limit(const HardwareLimits& hw) {
   const double pcie = pcie_link_GBps(hw.pcie_gen, hw.pcie_width);
@@ -156,13 +141,16 @@ LinkLimit peer_link_limit(const HardwareLimits& hw) {
     return {pcie, fmt::format("no NVLink up (NVML): PCIe gen{} x{} from NVML's maximum link",
                               hw.pcie_gen, hw.pcie_width)};
   }
-  const int gen = nvlink_generation(hw.cc_major, hw.cc_minor);
+  const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
+  const bool from_model = model != nullptr && model->nvlink_gen > 0;
+  const int gen = from_model ? model->nvlink_gen : nvlink_generation_of(hw.cc_major, hw.cc_minor);
   const double nvlink = nvlink_link_GBps(gen) * static_cast<double>(hw.nvlinks_up);
   if (!(nvlink > 0)) return {};
-  LinkLimit limit{nvlink, fmt::format("{} NVLink links up (NVML) x {:.0f} GB/s, NVLink {} of "
-                                      "compute capability {}.{}",
-                                      hw.nvlinks_up, nvlink_link_GBps(gen), gen, hw.cc_major,
-                                      hw.cc_minor)};
+  const std::string of = from_model ? "the " + model->id
+                                    : fmt::format("compute capability {}.{}", hw.cc_major,
+                                                  hw.cc_minor);
+  LinkLimit limit{nvlink, fmt::format("{} NVLink links up (NVML) x {:.0f} GB/s, NVLink {} of {}",
+                                      hw.nvlinks_up, nvlink_link_GBps(gen), gen, of)};
   if (pcie > nvlink) {
     limit = {pcie, fmt::format("PCIe gen{} x{} (NVML), faster than the {} NVLink links up",
                                hw.pcie_gen, hw.pcie_width, hw.nvlinks_up)};
@@ -178,51 +166,57 @@ std::string param_text(const Params& params, const std::string& name) {
              : "";
 }
 
-// The bound of one check on this hardware, in words ("" and nullopt when unknown), and what
-// a value above it most likely means.
-struct Bound {
-  std::optional<double> value;
-  std::string what, likely;
-};
-
-Bound link_bound(const LimitCheck& c, const Params& params, const LinkLimit& link,
-                 const char* name) {
+Peak link_peak(const Params& params, const std::string& direction_param, const LinkLimit& link,
+               const char* name) {
   if (!(link.GBps > 0)) return {};
-  const bool both = param_text(params, c.direction_param) == "bidir";
+  const bool both = param_text(params, direction_param) == "bidir";
   const double limit = link.GBps * (both ? 2.0 : 1.0);
-  return {limit,
-          fmt::format("the {} limit ({:.1f} GB/s{}: {:.1f} GB/s per direction, {})", name, limit,
-                      both ? " for both directions" : "", link.GBps, link.source),
-          "mis-measured, or the data did not cross that link"};
+  return {limit, fmt::format("the {} limit ({:.1f} GB/s{}: {:.1f} GB/s per direction, {})", name,
+                             limit, both ? " for both directions" : "", link.GBps, link.source)};
 }
 
-Bound bound_of(const LimitCheck& c, const Params& params, const HardwareLimits& hw) {
-  const std::string from_cache = "served from cache or mis-measured";
-  switch (c.kind) {
-    case LimitKind::tflops: {
-      const std::string dtype = param_text(params, c.dtype_param);
-      const std::optional<double> limit = datasheet_tflops(hw, dtype);
-      return {limit,
-              fmt::format("the {} datasheet peak of {} ({} TFLOP/s)", dtype, hw.gpu_name,
-                          limit ? *limit : 0.0),
-              from_cache};
-    }
-    case LimitKind::host_link: return link_bound(c, params, host_link_limit(hw), "host link");
-    case LimitKind::peer_link: return link_bound(c, params, peer_link_limit(hw), "GPU-to-GPU link");
-    case LimitKind::hbm_traffic:
-    case LimitKind::copy: break;
-  }
-  if (!(hw.hbm_GBps > 0)) return {};
-  const bool copy = c.kind == LimitKind::copy;
-  const double limit = copy ? hw.hbm_GBps / 2.0 : hw.hbm_GBps;
-  return {limit,
-          fmt::format("the {} limit of HBM ({:.0f} GB/s from bus width x memory clock{})",
-                      copy ? "copy" : "traffic", limit,
-                      copy ? ", halved: a copy reads and writes" : ""),
-          from_cache};
+Peak tflops_peak(const Params& params, const std::string& dtype_param, const HardwareLimits& hw,
+                 bool bound) {
+  const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
+  if (model == nullptr || (bound && !model->peaks_bound)) return {};
+  const std::string dtype = param_text(params, dtype_param);
+  const double peak = model_tflops(*model, dtype);
+  if (!(peak > 0)) return {};
+  return {peak, fmt::format("the {} dense datasheet peak of the {} ({:g} TFLOP/s)", dtype,
+                            model->id, peak)};
+}
+
+// HBM: the flag holds values to the peak of the memory's bus width x clock (a datasheet may
+// round below it); "% of peak" compares with the datasheet's bandwidth where the model is known.
+Peak memory_peak(LimitKind kind, const HardwareLimits& hw, bool bound) {
+  const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
+  const bool datasheet = !bound && model != nullptr && model->memory_GBps > 0;
+  const double traffic = datasheet ? model->memory_GBps : hw.hbm_GBps;
+  if (!(traffic > 0)) return {};
+  const bool copy = kind == LimitKind::copy;
+  const std::string from = datasheet ? "the datasheet of the " + model->id
+                                     : std::string("bus width x memory clock");
+  return {copy ? traffic / 2.0 : traffic,
+          fmt::format("the {} limit of HBM ({:.0f} GB/s from {}{})", copy ? "copy" : "traffic",
+                      copy ? traffic / 2.0 : traffic, from,
+                      copy ? ", halved: a copy reads and writes" : "")};
 }
 
 }  // namespace
+
+Peak peak_of(LimitKind kind, const Params& params, const std::string& dtype_param,
+             const std::string& direction_param, const HardwareLimits& hw, bool bound) {
+  switch (kind) {
+    case LimitKind::tflops: return tflops_peak(params, dtype_param, hw, bound);
+    case LimitKind::host_link:
+      return link_peak(params, direction_param, host_link_limit(hw), "host link");
+    case LimitKind::peer_link:
+      return link_peak(params, direction_param, peer_link_limit(hw), "GPU-to-GPU link");
+    case LimitKind::hbm_traffic:
+    case LimitKind::copy: break;
+  }
+  return memory_peak(kind, hw, bound);
+}
 
 std::vector<PointFlag> impossible_values(const Json& metrics, const Params& params,
                                          const std::vector<LimitCheck>& checks,
@@ -233,11 +227,13 @@ std::vector<PointFlag> impossible_values(const Json& metrics, const Params& para
       continue;
     }
     const double value = metrics[c.metric].get<double>();
-    const Bound bound = bound_of(c, params, hw);
-    if (!bound.value || !(value > *bound.value)) continue;
+    const Peak bound = peak_of(c.kind, params, c.dtype_param, c.direction_param, hw, true);
+    if (!(bound.value > 0) || !(value > bound.value)) continue;
+    const bool link = c.kind == LimitKind::host_link || c.kind == LimitKind::peer_link;
     flags.push_back({"impossible", c.metric,
                      fmt::format("{} = {:.4g} is above {}: {}", c.metric, value, bound.what,
-                                 bound.likely)});
+                                 link ? "mis-measured, or the data did not cross that link"
+                                      : "served from cache or mis-measured")});
   }
   return flags;
 }

@@ -75,6 +75,37 @@ MetricSpec& MetricSpec::better(Better b) {
   return *this;
 }
 
+MetricSpec& MetricSpec::of_peak(PeakSpec p) {
+  peak_ = std::move(p);
+  return *this;
+}
+
+namespace {
+PeakSpec peak_spec(LimitKind kind, std::string dtype_param, std::string direction_param,
+                   std::string as) {
+  PeakSpec p;
+  p.kind = kind;
+  p.dtype_param = std::move(dtype_param);
+  p.direction_param = std::move(direction_param);
+  p.as = std::move(as);
+  return p;
+}
+}  // namespace
+
+PeakSpec PeakSpec::tflops(std::string dtype_param) {
+  return peak_spec(LimitKind::tflops, std::move(dtype_param), "", "");
+}
+PeakSpec PeakSpec::hbm() { return peak_spec(LimitKind::hbm_traffic, "", "", ""); }
+PeakSpec PeakSpec::host_link(std::string direction_param) {
+  return peak_spec(LimitKind::host_link, "", std::move(direction_param), "");
+}
+PeakSpec PeakSpec::peer_link(std::string direction_param) {
+  return peak_spec(LimitKind::peer_link, "", std::move(direction_param), "");
+}
+PeakSpec PeakSpec::same_as(std::string metric) {
+  return peak_spec(LimitKind::tflops, "", "", std::move(metric));
+}
+
 AxisSpec::AxisSpec(std::string p, std::string l) : param(std::move(p)), label(std::move(l)) {}
 AxisSpec& AxisSpec::format(ValueFormat f) {
   format_ = f;

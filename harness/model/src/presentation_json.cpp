@@ -47,15 +47,29 @@ std::optional<double> optional_number(const Json& j, const char* key) {
 }
 
 Json metric_json(const MetricSpec& m) {
-  return Json{{"name", m.name},     {"label", m.label},   {"unit", m.unit},
-              {"format", to_string(m.format_)}, {"digits", m.digits},
-              {"better", to_string(m.better_)}};
+  Json j{{"name", m.name},     {"label", m.label},   {"unit", m.unit},
+         {"format", to_string(m.format_)}, {"digits", m.digits},
+         {"better", to_string(m.better_)}};
+  if (m.peak_) {
+    j["peak"] = Json{{"kind", to_string(m.peak_->kind)}, {"dtype_param", m.peak_->dtype_param},
+                     {"direction_param", m.peak_->direction_param}, {"as", m.peak_->as}};
+  }
+  return j;
 }
 MetricSpec metric_from(const Json& j) {
   MetricSpec m(j.at("name").get<std::string>(), j.value("label", ""), j.value("unit", ""));
   m.format_ = enum_from(j, "format", kFormats, ValueFormat::number);
   m.digits = digits_from(j, 4);
   m.better_ = enum_from(j, "better", kBetter, Better::higher);
+  if (j.contains("peak") && !j.at("peak").is_null()) {
+    const Json& p = j.at("peak");
+    PeakSpec peak;
+    peak.kind = limit_kind_from_string(p.value("kind", std::string("tflops")));
+    peak.dtype_param = p.value("dtype_param", "");
+    peak.direction_param = p.value("direction_param", "");
+    peak.as = p.value("as", "");
+    m.peak_ = peak;
+  }
   return m;
 }
 

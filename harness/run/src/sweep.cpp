@@ -14,6 +14,7 @@
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/platform/fingerprint.hpp"
 #include "mgbench/store/history.hpp"
+#include "mgbench/analysis/peaks.hpp"
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/platform/telemetry.hpp"
 #include "mgbench/analysis/verdict.hpp"
@@ -99,6 +100,7 @@ void refresh_derived(RunResult& run) {
   }
   add_presentation(run);
   (void)add_summaries(run);  // a summary that fails keeps the stored one (logged)
+  (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
 int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
@@ -106,6 +108,7 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
   add_presentation(run);
   bool ok = add_summaries(run);
   ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
+  ok = guarded("% of peak", [&] { run.peaks = compute_peaks(run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
        ok;
   // results.json first: whatever happens later, the numbers are on disk. With --redact every

@@ -118,6 +118,8 @@ struct PointComparison {
   std::optional<MannWhitneyResult> test;  // absent without raw samples
   Verdict verdict = Verdict::same;
   std::string reason;  // why this verdict, in words
+  // The compared metric as a share of each side's hardware peak (analysis/peaks.hpp).
+  std::optional<double> base_of_peak, new_of_peak;
 };
 
 // A point present on both sides but not `ok` on at least one.

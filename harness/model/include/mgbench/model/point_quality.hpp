@@ -2,12 +2,14 @@
 // What a point's numbers can be trusted for: whether its median is uncertain (noisy), whether
 // its samples merely oscillate (a property of the point, e.g. under a power cap), and which
 // of its metrics the hardware cannot produce (flags).
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/limit_kind.hpp"
 #include "mgbench/model/stats.hpp"
 
 namespace mgbench {
@@ -34,12 +36,9 @@ Json spread_json(const NoiseAssessment& noise);
 
 // ---- impossible values ----------------------------------------------------------------------
 
-// What bounds a metric: bytes of HBM traffic per second (read + write), bytes copied per
-// second (a copy reads and writes each byte: half the traffic peak), dense TFLOP/s for the
-// point's dtype, the host link (PCIe) of the GPU, or the link between two GPUs (NVLink, else
-// PCIe). Link limits are per direction; a check with a `direction_param` doubles them for
-// points whose parameter says "bidir" (both directions counted).
-enum class LimitKind { hbm_traffic, copy, tflops, host_link, peer_link };
+// What bounds a metric (limit_kind.hpp). Link limits are per direction; a check with a
+// `direction_param` doubles them for points whose parameter says "bidir" (both directions
+// counted).
 struct LimitCheck {
   LimitCheck(std::string metric_name, LimitKind limit_kind = LimitKind::copy,
              std::string dtype = "dtype", std::string direction = "")
@@ -55,6 +54,7 @@ struct LimitCheck {
 struct HardwareLimits {
   double hbm_GBps = 0;  // theoretical HBM traffic peak
   std::string gpu_name;
+  std::uint64_t memory_bytes = 0;  // device memory (with the name: the GPU model's row)
   int cc_major = 0, cc_minor = 0;
   // Links (NVML): the PCIe link's maximum generation and width (0: unknown), and the NVLink
   // links up (-1: unknown, 0: none).
@@ -68,17 +68,25 @@ struct HardwareLimits {
 };
 // bus width (bits) / 8 x memory clock (kHz) x 2 (double data rate), in GB/s; 0 when unknown.
 double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz);
-// Datasheet dense peak TFLOP/s of `dtype` (fp32, tf32, bf16, fp16, fp8) on a known GPU;
-// nullopt for an unknown GPU or dtype.
-std::optional<double> datasheet_tflops(const HardwareLimits& hw, const std::string& dtype);
+// What one unit (GPU, pair) of a point can reach of `kind` on this hardware, in the metric's
+// unit, and what that figure is, in words; value 0 when unknown. `bound`: as the
+// impossible-value flag uses it (only hard limits: the measured HBM peak, datasheet TFLOP/s
+// only where quoted at the highest clock); otherwise as "% of peak" uses it (the datasheet's
+// memory bandwidth and dense peaks of a known model). Links count both directions where the
+// point's `direction_param` says "bidir".
+struct Peak {
+  double value = 0;
+  std::string what;
+};
+Peak peak_of(LimitKind kind, const Params& params, const std::string& dtype_param,
+             const std::string& direction_param, const HardwareLimits& hw, bool bound);
 
 // Usable GB/s of one PCIe lane in one direction, after line coding: gen1 0.25, gen2 0.5,
 // gen3 0.985, gen4 1.969, gen5 3.938 (128b/130b), gen6 7.563 (FLIT 242/256); 0 when unknown.
+// The rates are rows of the GPU model table (gpu_models.hpp), as is each architecture's NVLink
+// generation (nvlink_generation_of).
 double pcie_lane_GBps(unsigned gen);
 double pcie_link_GBps(unsigned gen, unsigned width);  // lanes x lane rate, per direction
-// The NVLink generation of a GPU architecture: 1 (6.0), 2 (7.x), 3 (8.x), 4 (9.0), 5 (10.x);
-// 0 for an architecture without NVLink or not known here.
-int nvlink_generation(int cc_major, int cc_minor);
 // GB/s of one NVLink link in one direction: 20 (NVLink 1), 25 (2, 3, 4), 50 (5); 0 unknown.
 double nvlink_link_GBps(int generation);
 // A link's bound in one direction and where it came from, in words; GBps 0 when unknown.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/limit_kind.hpp"
 
 namespace mgbench {
 
@@ -28,6 +29,24 @@ const char* to_string(Better better);
 const char* to_string(ValueFormat format);
 const char* to_string(AxisScale scale);
 
+// What a metric's "% of peak" is a share of, per unit of the point (GPU, pair): the dense
+// datasheet TFLOP/s of the dtype the parameter `dtype_param` names (a training step's model
+// TFLOP/s: its MFU), the HBM bandwidth, the host link (PCIe as negotiated) or the GPU-to-GPU link
+// (NVLink, else PCIe), links doubled where `direction_param` says "bidir"; or, for an aggregate,
+// the same share as the per-unit metric `as`. See docs/METHODOLOGY.md, "Peak, % of peak and
+// expected range".
+struct PeakSpec {
+  LimitKind kind = LimitKind::tflops;
+  std::string dtype_param, direction_param;
+  std::string as;  // non-empty: the share of that metric of the same point
+
+  static PeakSpec tflops(std::string dtype_param = "dtype");
+  static PeakSpec hbm();
+  static PeakSpec host_link(std::string direction_param = "");
+  static PeakSpec peer_link(std::string direction_param = "");
+  static PeakSpec same_as(std::string metric);
+};
+
 // A metric of PointResult::metrics as reports show it.
 struct MetricSpec {
   std::string name;
@@ -36,11 +55,13 @@ struct MetricSpec {
   ValueFormat format_ = ValueFormat::number;
   int digits = 4;
   Better better_ = Better::higher;
+  std::optional<PeakSpec> peak_;  // "% of peak" beside it where the hardware's peak is known
 
   MetricSpec() = default;
   MetricSpec(std::string name, std::string label = "", std::string unit = "");
   MetricSpec& format(ValueFormat f, int d = 4);
   MetricSpec& better(Better b);
+  MetricSpec& of_peak(PeakSpec p);
 };
 
 // A parameter that serves as an x axis (size, batch...). `companions` move with it (count with

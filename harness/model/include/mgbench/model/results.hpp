@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/peak_share.hpp"
 #include "mgbench/model/placement.hpp"
 #include "mgbench/model/presentation.hpp"
 #include "mgbench/model/scaling_series.hpp"
@@ -92,6 +93,9 @@ struct RunResult {
   // `mgbench soak`: the windows over time, the health counters and the verdict (docs/SOAK.md);
   // null for a sweep. The ChartSpec::timeseries charts draw its windows.
   Json soak;
+  // Each point's figures as a share of its GPU's peak, the GPU model's row and expected ranges
+  // (peak_share.hpp): derived data, recomputed by `report`; empty when not computed.
+  PeakReport peaks;
   bool interrupted = false;
 };
 
