@@ -85,9 +85,8 @@ std::optional<WorkCost> h2d_cost(const Params& params) {
   if (direction == "bidir") {  // both directions at once: two copies, not one reference copy
     cost.compute.push_back(bytes_work(ComputeKind::host_copy, "host copy back", bytes));
   }
-  cost.work = per_gpu_work(datapath::h2d_bytes_moved(direction,
-                                                     static_cast<std::uint64_t>(bytes)) /
-                           1e9);
+  cost.work =
+      per_gpu_work(datapath::h2d_bytes_moved(direction, static_cast<std::uint64_t>(bytes)) / 1e9);
   return cost;
 }
 
@@ -112,15 +111,15 @@ void add_forward(std::vector<ComputeWork>& out, const StepShape& s, double repea
 // One micro-step's backward pass as a block (the micro-steps before the last one).
 void add_backward_block(std::vector<ComputeWork>& out, const StepShape& s, double repeat) {
   const auto layers = static_cast<double>(s.layers);
-  out.push_back(gemm_work("weight-gradient GEMM", s.hidden, s.hidden, s.batch, s.dtype,
-                          repeat * layers));
+  out.push_back(
+      gemm_work("weight-gradient GEMM", s.hidden, s.hidden, s.batch, s.dtype, repeat * layers));
   if (s.layers > 1) {
     out.push_back(gemm_work("input-gradient GEMM", s.batch, s.hidden, s.hidden, s.dtype,
                             repeat * (layers - 1)));
   }
   const double bytes = (layers + 3.0 * (layers - 1)) * s.rows * s.elem;
-  out.push_back(bytes_work(ComputeKind::memory, "bias gradient, activation backward", bytes,
-                           repeat));
+  out.push_back(
+      bytes_work(ComputeKind::memory, "bias gradient, activation backward", bytes, repeat));
 }
 
 // The last micro-step's backward pass layer by layer; returns, per layer, the index of the
@@ -162,8 +161,8 @@ std::optional<WorkCost> train_step_cost(const Params& params) {
   auto& c = cost.compute;
   const auto earlier = static_cast<double>(s.accum - 1);
   if (earlier > 0) {
-    if (h2d) c.push_back(bytes_work(ComputeKind::host_copy, "batch copy", 2 * s.rows * s.elem,
-                                    earlier));
+    if (h2d)
+      c.push_back(bytes_work(ComputeKind::host_copy, "batch copy", 2 * s.rows * s.elem, earlier));
     add_forward(c, s, earlier);
     add_backward_block(c, s, earlier);
   }
@@ -180,9 +179,9 @@ std::optional<WorkCost> train_step_cost(const Params& params) {
     if (overlap) w.ready_after = done[static_cast<std::size_t>(bucket.low_layer)];
     cost.collectives.push_back(w);
   }
-  ComputeWork optimizer = bytes_work(
-      ComputeKind::memory, "optimizer",
-      static_cast<double>(layout.total) * (20.0 + (train::has_weight_copy(precision) ? s.elem : 0)));
+  ComputeWork optimizer = bytes_work(ComputeKind::memory, "optimizer",
+                                     static_cast<double>(layout.total) *
+                                         (20.0 + (train::has_weight_copy(precision) ? s.elem : 0)));
   optimizer.after_communication = true;
   c.push_back(optimizer);
   cost.work = per_gpu_work(static_cast<double>(s.batch * s.accum));

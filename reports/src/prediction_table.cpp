@@ -1,9 +1,9 @@
 // Console rendering of a prediction (see prediction_table.hpp).
 #include "mgbench/reports/prediction_table.hpp"
 
-#include <string>
-
 #include <fmt/format.h>
+
+#include <string>
 
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/format.hpp"
@@ -62,9 +62,8 @@ Table series_table(const PredictedSeries& s) {
     t.add_row({std::to_string(r.gpus), std::to_string(r.nodes), format_seconds(r.time_s),
                band_text(r.time, true), r.throughput ? format_sig(*r.throughput) : "-",
                r.efficiency ? format_percent(*r.efficiency, 1) : "-",
-               r.efficiency ? percent_band(r.efficiency_band) : "",
-               format_seconds(r.compute_s), comm_text(r), r.dominant,
-               r.algorithm.empty() ? "-" : r.algorithm, measured_text(r),
+               r.efficiency ? percent_band(r.efficiency_band) : "", format_seconds(r.compute_s),
+               comm_text(r), r.dominant, r.algorithm.empty() ? "-" : r.algorithm, measured_text(r),
                r.measured ? format_sig(r.measured->ratio, 3) : ""},
               below ? RowTone::warn : RowTone::normal);
   }

@@ -1,5 +1,6 @@
 // `mgbench predict` through the real binary on the committed H200 results: the table, --json,
 // and the measured 1-GPU point beside its prediction. Bad options: tests/cli/test_bad_input.cpp.
+#include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>

@@ -78,8 +78,7 @@ TEST_CASE("tree all-reduce is 2 ceil(log2 n) alpha + 2 S/B; it has no all-gather
   CHECK(flat(CollectiveKind::broadcast, CollectiveAlgorithm::tree, bytes, 8, link) ==
         Approx(3 * 2e-6 + bytes / 100e9).epsilon(1e-12));
   CHECK_FALSE(flat_time(CollectiveKind::all_gather, CollectiveAlgorithm::tree, bytes, 8, link));
-  CHECK_FALSE(
-      flat_time(CollectiveKind::reduce_scatter, CollectiveAlgorithm::tree, bytes, 8, link));
+  CHECK_FALSE(flat_time(CollectiveKind::reduce_scatter, CollectiveAlgorithm::tree, bytes, 8, link));
 }
 
 TEST_CASE("NVLS moves (n+1)/n S for an all-reduce at the link's NVLS share, S for an all-gather") {
@@ -124,9 +123,9 @@ TEST_CASE("a ring across nodes runs at min(B_intra, g B_inter) with 2(M-1) netwo
                                   node_topology(16, 4, intra, inter), CollectiveAlgorithm::ring);
   CHECK(t4->seconds == Approx(2.0 * 15 / 16 * bytes / 100e9 + 24 * 1e-6 + 6 * 3e-6));
   // Fast NICs: the intra-node links bound it (attributed to them).
-  const auto fast = collective_time(CollectiveKind::all_reduce, bytes,
-                                    node_topology(16, 8, intra, test_link(100, 3.0)),
-                                    CollectiveAlgorithm::ring);
+  const auto fast =
+      collective_time(CollectiveKind::all_reduce, bytes,
+                      node_topology(16, 8, intra, test_link(100, 3.0)), CollectiveAlgorithm::ring);
   CHECK(fast->intra_s == Approx(2.0 * 15 / 16 * bytes / 300e9 + 28e-6));
   // One GPU per node: every hop is a network hop at B_inter.
   const auto one = collective_time(CollectiveKind::all_reduce, bytes,
@@ -135,20 +134,22 @@ TEST_CASE("a ring across nodes runs at min(B_intra, g B_inter) with 2(M-1) netwo
   CHECK(one->intra_s == 0.0);
 }
 
-TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of S/g + intra "
-          "all-gather") {
+TEST_CASE(
+    "hierarchical all-reduce is intra reduce-scatter + inter all-reduce of S/g + intra "
+    "all-gather") {
   const Link intra = test_link(300, 1.0);
   const Link inter = test_link(25, 3.0);
   const double bytes = 4e8;
-  const auto t = collective_time(CollectiveKind::all_reduce, bytes,
-                                 node_topology(32, 8, intra, inter),
-                                 CollectiveAlgorithm::hierarchical);
+  const auto t =
+      collective_time(CollectiveKind::all_reduce, bytes, node_topology(32, 8, intra, inter),
+                      CollectiveAlgorithm::hierarchical);
   REQUIRE(t);
-  const double rs = flat(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, bytes, 8, intra);
+  const double rs =
+      flat(CollectiveKind::reduce_scatter, CollectiveAlgorithm::ring, bytes, 8, intra);
   const double ag = flat(CollectiveKind::all_gather, CollectiveAlgorithm::ring, bytes, 8, intra);
-  const double ar = std::min(
-      flat(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, bytes / 8, 4, inter),
-      flat(CollectiveKind::all_reduce, CollectiveAlgorithm::tree, bytes / 8, 4, inter));
+  const double ar =
+      std::min(flat(CollectiveKind::all_reduce, CollectiveAlgorithm::ring, bytes / 8, 4, inter),
+               flat(CollectiveKind::all_reduce, CollectiveAlgorithm::tree, bytes / 8, 4, inter));
   CHECK(t->intra_s == Approx(rs + ag));
   CHECK(t->inter_s == Approx(ar));
   CHECK(t->seconds == Approx(rs + ag + ar));
@@ -157,8 +158,7 @@ TEST_CASE("hierarchical all-reduce is intra reduce-scatter + inter all-reduce of
                               CollectiveAlgorithm::hierarchical));
   CHECK_FALSE(collective_time(CollectiveKind::all_reduce, bytes, node_topology(8, 1, intra, inter),
                               CollectiveAlgorithm::hierarchical));
-  CHECK_FALSE(collective_time(CollectiveKind::broadcast, bytes,
-                              node_topology(32, 8, intra, inter),
+  CHECK_FALSE(collective_time(CollectiveKind::broadcast, bytes, node_topology(32, 8, intra, inter),
                               CollectiveAlgorithm::hierarchical));
 }
 
@@ -226,17 +226,15 @@ TEST_CASE("declared links predict the published plateau busbw within 15 %") {
          275.0);  // algbw
   for (int nodes : {2, 4, 8, 16}) {
     // One GPU and NIC per node: the ring shows the NIC's figure.
-    within(plateau_busbw(CollectiveKind::all_reduce, node_topology(nodes, 1, nvlink4, ndr)),
-           47.0);
+    within(plateau_busbw(CollectiveKind::all_reduce, node_topology(nodes, 1, nvlink4, ndr)), 47.0);
     // 8 GPUs and 8 NICs per node (NCCL_ALGO=RING): per NIC.
     const Topology t = node_topology(8 * nodes, 8, nvlink4, ndr);
-    const auto ring = collective_time(CollectiveKind::all_reduce, bytes, t,
-                                      CollectiveAlgorithm::ring);
-    within(bytes / ring->seconds * bus_factor(CollectiveKind::all_reduce, t.gpus) / 1e9 / 8,
-           47.0);
-    within(plateau_busbw(CollectiveKind::all_reduce,
-                         node_topology(8 * nodes, 8, link_preset("nvlink3"),
-                                       link_preset("ib-hdr"))),
-           192.0);
+    const auto ring =
+        collective_time(CollectiveKind::all_reduce, bytes, t, CollectiveAlgorithm::ring);
+    within(bytes / ring->seconds * bus_factor(CollectiveKind::all_reduce, t.gpus) / 1e9 / 8, 47.0);
+    within(
+        plateau_busbw(CollectiveKind::all_reduce,
+                      node_topology(8 * nodes, 8, link_preset("nvlink3"), link_preset("ib-hdr"))),
+        192.0);
   }
 }

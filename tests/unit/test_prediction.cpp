@@ -40,14 +40,16 @@ PointResult point(const std::string& workload, Params params, int gpus, double m
 }
 
 Params step_params(bool overlap) {
-  return Params{{"layers", 8},    {"hidden", 4096},  {"batch", 1024},      {"accum", 1},
-                {"dtype", "bf16"}, {"overlap", overlap}, {"h2d", true}, {"impl", "nccl"},
-                {"bucket_mb", 25}};
+  return Params{{"layers", 8}, {"hidden", 4096},  {"batch", 1024},
+                {"accum", 1},  {"dtype", "bf16"}, {"overlap", overlap},
+                {"h2d", true}, {"impl", "nccl"},  {"bucket_mb", 25}};
 }
 
 Params allreduce_params(double bytes) {
-  return Params{{"bytes", static_cast<std::int64_t>(bytes)}, {"dtype", "fp32"},
-                {"impl", "nccl"}, {"inplace", false}};
+  return Params{{"bytes", static_cast<std::int64_t>(bytes)},
+                {"dtype", "fp32"},
+                {"impl", "nccl"},
+                {"inplace", false}};
 }
 
 // A 1-GPU run of an H100-like node: GEMM, memory, host-copy and collective references and one
@@ -56,13 +58,13 @@ RunResult base_run() {
   RunResult run;
   run.environment = Json::parse(
       R"({"gpus":[{"compute_capability":"9.0","nvlink":{"links_up":18},"pcie":{"gen_current":5}}]})");
-  run.points.push_back(point("gemm", Params{{"m", 4096}, {"n", 4096}, {"k", 4096},
-                                            {"dtype", "bf16"}, {"impl", "cublas"}},
-                             1, 2.0 * 4096.0 * 4096 * 4096 / 600e12));
-  run.points.push_back(point("membw", Params{{"bytes", 1 << 30}, {"impl", "triad"}}, 1,
-                             3.0 * (1 << 30) / 3e12));
-  run.points.push_back(point("h2d", Params{{"bytes", 1 << 28}, {"direction", "h2d"}}, 1,
-                             (1 << 28) / 50e9));
+  run.points.push_back(point(
+      "gemm", Params{{"m", 4096}, {"n", 4096}, {"k", 4096}, {"dtype", "bf16"}, {"impl", "cublas"}},
+      1, 2.0 * 4096.0 * 4096 * 4096 / 600e12));
+  run.points.push_back(
+      point("membw", Params{{"bytes", 1 << 30}, {"impl", "triad"}}, 1, 3.0 * (1 << 30) / 3e12));
+  run.points.push_back(
+      point("h2d", Params{{"bytes", 1 << 28}, {"direction", "h2d"}}, 1, (1 << 28) / 50e9));
   run.points.push_back(point("allreduce", allreduce_params(8), 1, 5e-6));
   run.points.push_back(point("train_step", step_params(true), 1, 2.5e-3));
   return run;
@@ -97,8 +99,9 @@ double width(const PredictedRow& r) { return (r.time.high - r.time.low) / r.time
 
 }  // namespace
 
-TEST_CASE("timeline: collectives wait for their data, hide behind later compute, and the "
-          "items after the join wait for them") {
+TEST_CASE(
+    "timeline: collectives wait for their data, hide behind later compute, and the "
+    "items after the join wait for them") {
   WorkCost cost;
   cost.compute.resize(4);
   cost.compute[3].after_communication = true;
@@ -228,8 +231,8 @@ TEST_CASE("predict refuses counts that do not fill nodes, unknown workloads, an 
 }
 
 TEST_CASE("H200 example: train_step's compute from the run's GEMM and membw points within 10 %") {
-  const RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
-                                     "/reports/examples/h200-1gpu/results.json");
+  const RunResult run =
+      load_results(std::string(MGBENCH_SOURCE_DIR) + "/reports/examples/h200-1gpu/results.json");
   PredictOptions o = options({1, 8});
   o.intra = link_preset("nvlink4");
   const Prediction p = predict(run, o, bench_cost);

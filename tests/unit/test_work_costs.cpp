@@ -13,9 +13,9 @@ namespace {
 
 Params train_params(int layers, int hidden, int batch, int accum, bool overlap, bool h2d,
                     int bucket_mb, const char* dtype = "bf16") {
-  return Params{{"layers", layers},     {"hidden", hidden}, {"batch", batch},
-                {"accum", accum},       {"dtype", dtype},   {"overlap", overlap},
-                {"h2d", h2d},           {"impl", "nccl"},   {"bucket_mb", bucket_mb}};
+  return Params{{"layers", layers}, {"hidden", hidden}, {"batch", batch},
+                {"accum", accum},   {"dtype", dtype},   {"overlap", overlap},
+                {"h2d", h2d},       {"impl", "nccl"},   {"bucket_mb", bucket_mb}};
 }
 
 double gemm_flops(const WorkCost& cost) {

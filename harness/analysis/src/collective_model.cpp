@@ -91,8 +91,7 @@ const char* to_string(CollectiveAlgorithm algorithm) {
   return "?";
 }
 
-std::optional<StepCount> step_count(CollectiveKind kind, CollectiveAlgorithm algorithm,
-                                    int ranks) {
+std::optional<StepCount> step_count(CollectiveKind kind, CollectiveAlgorithm algorithm, int ranks) {
   const double n = std::max(ranks, 1);
   const bool single = ranks <= 1;
   switch (algorithm) {
@@ -160,8 +159,8 @@ std::optional<CollectiveTime> collective_time(CollectiveKind kind, double bytes,
 
 CollectiveTime collective_time(CollectiveKind kind, double bytes, const Topology& topology) {
   CollectiveTime best = *collective_time(kind, bytes, topology, CollectiveAlgorithm::ring);
-  for (auto algorithm : {CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls,
-                         CollectiveAlgorithm::hierarchical}) {
+  for (auto algorithm :
+       {CollectiveAlgorithm::tree, CollectiveAlgorithm::nvls, CollectiveAlgorithm::hierarchical}) {
     const auto t = collective_time(kind, bytes, topology, algorithm);
     if (t && t->seconds < best.seconds) best = *t;
   }

@@ -17,9 +17,9 @@
 //                NVLS operation 25 us; NVLS efficiency 0.85 (Hopper) and 0.74 (Blackwell).
 #include "mgbench/analysis/links.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -38,14 +38,20 @@ constexpr double kMaxCustomGBps = 1e5;
 
 Link intra(const char* name, double line, double sustained, double hop, double nvls_eff,
            std::string source) {
-  return Link{name, LinkScope::intra_node, line, sustained, hop, nvls_eff,
-              nvls_eff > 0 ? kNvlsLatencyUs : 0.0, std::move(source)};
+  return Link{name,
+              LinkScope::intra_node,
+              line,
+              sustained,
+              hop,
+              nvls_eff,
+              nvls_eff > 0 ? kNvlsLatencyUs : 0.0,
+              std::move(source)};
 }
 
 Link nic(const char* name, double gbit, std::string source) {
   const double line = gbit / 8.0;
-  return Link{name, LinkScope::inter_node, line, line * kNicEfficiency, kNetHopUs, 0, 0,
-              std::move(source)};
+  return Link{name, LinkScope::inter_node, line, line * kNicEfficiency, kNetHopUs, 0,
+              0,    std::move(source)};
 }
 
 std::string names_of(LinkScope scope) {
@@ -109,16 +115,16 @@ Link parse_link(const std::string& text, LinkScope scope, const std::string& opt
     value = -1;
   }
   if (!std::isfinite(value) || value <= 0 || value > kMaxCustomGBps) {
-    throw UsageError(fmt::format("invalid {} '{}': expected {} or a bandwidth in {} (> 0)",
-                                 option, text, names_of(scope), unit));
+    throw UsageError(fmt::format("invalid {} '{}': expected {} or a bandwidth in {} (> 0)", option,
+                                 text, names_of(scope), unit));
   }
   Link link;
   link.name = "custom";
   link.scope = scope;
   link.bandwidth_GBps = inter ? value / 8.0 : value;
   link.hop_latency_us = inter ? kNetHopUs : kPcieHopUs;
-  link.source = fmt::format("{} {} {} as given; hop latency from {}", option, text, unit,
-                            kNcclModel);
+  link.source =
+      fmt::format("{} {} {} as given; hop latency from {}", option, text, unit, kNcclModel);
   return link;
 }
 

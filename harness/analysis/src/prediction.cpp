@@ -1,10 +1,10 @@
 // `mgbench predict`: the points of a run on other GPU counts and links (see prediction.hpp).
 #include "mgbench/analysis/prediction.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/core/error.hpp"
@@ -171,7 +171,7 @@ std::optional<MeasuredAt> measured_at(const SeriesContext& c, int gpus, int node
                                       double predicted_s) {
   for (std::size_t i : c.group->points) {
     const PointResult& p = c.run->points[i];
-    if (p.gpus != gpus || std::max(p.placement.nodes, 1) != nodes || !(p.stats.median > 0)) {
+    if (p.gpus != gpus || std::max(p.placement.nodes, 1) != nodes || !usable(p.stats.median)) {
       continue;
     }
     MeasuredAt m;
@@ -228,7 +228,8 @@ PredictedRow predict_row(const SeriesContext& c, int gpus) {
   row.compute_s = times.compute;
   row.comm_s = times.comm;
   row.exposed_s = times.exposed;
-  row.hidden_s = std::max(0.0, times.comm - times.exposed);
+  // Rounding leaves a residue of the order of 1e-16 s where nothing is hidden.
+  row.hidden_s = times.comm - times.exposed > 1e-9 * times.comm ? times.comm - times.exposed : 0.0;
   double intra = 0, inter = 0, largest = -1;
   for (std::size_t j = 0; j < detail.size(); ++j) {
     intra += detail[j].intra_s;
@@ -265,7 +266,7 @@ bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) 
   const WorkCost& cost = *ctx.cost;
   const PointResult* one = ctx.group->one_gpu;
   const PointResult& first = ctx.run->points[ctx.group->points.front()];
-  if (one != nullptr && one->stats.median > 0) ctx.t1 = one->stats.median;
+  if (one != nullptr && usable(one->stats.median)) ctx.t1 = one->stats.median;
   if (cost.compute.empty()) return true;
   std::string missing;
   const auto comp = compose(cost, refs, missing);
@@ -273,10 +274,9 @@ bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) 
     ctx.item_s = comp->item_s;
     for (double& v : ctx.item_s) v *= *ctx.t1 / comp->total_s;
     if (!is_reference(cost)) {
-      out.compute_checks.push_back(ComputeCheck{first.workload, first.params, *ctx.t1,
-                                                comp->total_s, comp->total_s / *ctx.t1 - 1,
-                                                comp->gemm_s, comp->memory_s, comp->host_copy_s,
-                                                comp->references});
+      out.compute_checks.push_back(ComputeCheck{
+          first.workload, first.params, *ctx.t1, comp->total_s, comp->total_s / *ctx.t1 - 1,
+          comp->gemm_s, comp->memory_s, comp->host_copy_s, comp->references});
     }
   } else if (ctx.t1) {
     ctx.item_s.assign(cost.compute.size(), 0.0);
@@ -349,21 +349,22 @@ void validate(const PredictOptions& o) {
   for (int n : o.gpu_counts) {
     if (n < 1) throw UsageError(fmt::format("invalid --gpus value {}: expected >= 1", n));
     if (n > o.gpus_per_node && n % o.gpus_per_node != 0) {
-      throw UsageError(fmt::format("--gpus {} does not fill whole nodes of {} GPUs "
-                                   "(--gpus-per-node {})",
-                                   n, o.gpus_per_node, o.gpus_per_node));
+      throw UsageError(
+          fmt::format("--gpus {} does not fill whole nodes of {} GPUs "
+                      "(--gpus-per-node {})",
+                      n, o.gpus_per_node, o.gpus_per_node));
     }
   }
 }
 
-Prediction predict(const RunResult& run, const PredictOptions& options,
-                   const CostLookup& costs) {
+Prediction predict(const RunResult& run, const PredictOptions& options, const CostLookup& costs) {
   validate(options);
   for (const auto& name : options.workloads) {
     const bool found = std::any_of(run.points.begin(), run.points.end(), [&](const auto& p) {
       return p.workload == name && p.status == Status::ok;
     });
-    if (!found) throw UsageError(fmt::format("the results have no ok point of workload '{}'", name));
+    if (!found)
+      throw UsageError(fmt::format("the results have no ok point of workload '{}'", name));
   }
   const auto point_costs = costs_of(run, costs);
   const References refs = gather_references(run, point_costs);
@@ -390,7 +391,8 @@ Prediction predict(const RunResult& run, const PredictOptions& options,
     add_series(out, run, group, *cost, refs, options, lookup);
   }
   for (const auto& w : unmodelled) {
-    out.notes.push_back(fmt::format("{}: some or all points have no cost model (not predicted)", w));
+    out.notes.push_back(
+        fmt::format("{}: some or all points have no cost model (not predicted)", w));
   }
   return out;
 }

@@ -10,6 +10,9 @@
 
 namespace mgbench::prediction {
 
+// A measured time a model can use: positive and finite.
+bool usable(double seconds);
+
 // Cost models of every point of the run, by position in run.points (nullopt: not modelled,
 // not ok, or parameters the model refuses).
 std::vector<std::optional<WorkCost>> costs_of(const RunResult& run, const CostLookup& lookup);
@@ -32,7 +35,7 @@ struct Calibration {
 // What the run measured that a model can be built from. A reference point does one thing: a
 // GEMM reference has one GEMM and nothing else, a memory reference one memory item, and so on.
 struct References {
-  std::vector<GemmRef> gemms;  // the fastest ok 1-GPU point per dtype and shape
+  std::vector<GemmRef> gemms;           // the fastest ok 1-GPU point per dtype and shape
   std::optional<double> memory_Bps;     // the median of the ok 1-GPU memory points
   std::optional<double> host_copy_Bps;  // the fastest ok 1-GPU host copy (pinned memory)
   std::size_t memory_point = 0, host_copy_point = 0;

@@ -1,13 +1,12 @@
 // The prediction as JSON (`mgbench predict --json`).
+#include "compare_detail.hpp"
 #include "mgbench/analysis/prediction.hpp"
 
 namespace mgbench {
 
-namespace {
+using compare_detail::optional_json;
 
-Json optional_number(const std::optional<double>& value) {
-  return value ? Json(*value) : Json(nullptr);
-}
+namespace {
 
 Json band_json(const Band& band) { return Json{{"low", band.low}, {"high", band.high}}; }
 
@@ -29,9 +28,9 @@ Json row_json(const PredictedRow& r) {
          {"nodes", r.nodes},
          {"time_s", r.time_s},
          {"time_band_s", band_json(r.time)},
-         {"throughput", optional_number(r.throughput)},
+         {"throughput", optional_json(r.throughput)},
          {"throughput_band", r.throughput ? band_json(r.throughput_band) : Json(nullptr)},
-         {"efficiency", optional_number(r.efficiency)},
+         {"efficiency", optional_json(r.efficiency)},
          {"efficiency_band", r.efficiency ? band_json(r.efficiency_band) : Json(nullptr)},
          {"compute_s", r.compute_s},
          {"comm_s", r.comm_s},
@@ -46,8 +45,8 @@ Json row_json(const PredictedRow& r) {
     const MeasuredAt& m = *r.measured;
     j["measured"] = Json{{"point_index", m.point_index},
                          {"time_s", m.time_s},
-                         {"throughput", optional_number(m.throughput)},
-                         {"efficiency", optional_number(m.efficiency)},
+                         {"throughput", optional_json(m.throughput)},
+                         {"efficiency", optional_json(m.efficiency)},
                          {"ratio", m.ratio}};
   }
   return j;

@@ -1,11 +1,11 @@
 // What a results file measured that the prediction builds on: GEMM, memory and host-copy rates
 // of 1-GPU points, the per-call overhead of a collective on 1 GPU, the bandwidth and latency of
 // measured multi-GPU collectives; the composition of an op from them; the op's timeline.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
 #include "prediction_detail.hpp"
@@ -56,7 +56,9 @@ void add_calibrations(References& refs, const RunResult& run,
   std::vector<Seen> seen;
   for (std::size_t i = 0; i < run.points.size(); ++i) {
     const auto& p = run.points[i];
-    if (!costs[i] || p.gpus < 2 || !only_collective(*costs[i]) || !(p.stats.median > 0)) continue;
+    if (!costs[i] || p.gpus < 2 || !only_collective(*costs[i]) || !usable(p.stats.median)) {
+      continue;
+    }
     const CollectiveWork& c = costs[i]->collectives[0];
     const auto sc = step_count(c.kind, CollectiveAlgorithm::ring, p.gpus);
     const int nodes = std::max(p.placement.nodes, 1);
@@ -86,6 +88,8 @@ void add_calibrations(References& refs, const RunResult& run,
 }
 
 }  // namespace
+
+bool usable(double seconds) { return seconds > 0 && std::isfinite(seconds); }
 
 std::optional<double> overhead_for(const References& refs, const std::string& timing) {
   for (const auto& key : {timing, std::string("host")}) {
@@ -121,7 +125,7 @@ References gather_references(const RunResult& run,
   for (std::size_t i = 0; i < run.points.size(); ++i) {
     const auto& p = run.points[i];
     const double t = p.stats.median;
-    if (!costs[i] || p.gpus != 1 || !(t > 0)) continue;
+    if (!costs[i] || p.gpus != 1 || !usable(t)) continue;
     const WorkCost& cost = *costs[i];
     if (only_one(cost, ComputeKind::gemm)) {
       add_gemm(refs.gemms, cost.compute[0], flops(cost.compute[0]) / t, p.index);
@@ -155,8 +159,7 @@ std::optional<GemmRef> nearest_gemm(const References& refs, const ComputeWork& g
   };
   for (const auto& ref : refs.gemms) {
     if (ref.dtype != gemm.dtype) continue;
-    const double d =
-        log_ratio(ref.m, gemm.m) + log_ratio(ref.n, gemm.n) + log_ratio(ref.k, gemm.k);
+    const double d = log_ratio(ref.m, gemm.m) + log_ratio(ref.n, gemm.n) + log_ratio(ref.k, gemm.k);
     if (!best || d < best_distance) {
       best = ref;
       best_distance = d;

@@ -62,8 +62,8 @@ struct Topology {
   int gpus = 1;
   int gpus_per_node = 1;  // a group of at most this many GPUs runs on one node
   Link intra, inter;
-  bool nvls = false;      // NVLink SHARP allowed (where the intra-node link has it)
-  int nodes() const;      // ceil(gpus / gpus_per_node)
+  bool nvls = false;  // NVLink SHARP allowed (where the intra-node link has it)
+  int nodes() const;  // ceil(gpus / gpus_per_node)
 };
 
 struct CollectiveTime {

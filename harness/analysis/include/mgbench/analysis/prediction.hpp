@@ -32,9 +32,9 @@ inline constexpr double kBandDeclaredComm = 0.25;     // link from its declarati
 struct PredictOptions {
   std::vector<int> gpu_counts{1, 2, 4, 8, 16, 64};
   int gpus_per_node = 8;
-  std::optional<Link> intra;  // nullopt: from the results (environment, measured points)
-  std::optional<Link> inter;  // nullopt: ib-ndr, calibrated on multi-node points when any
-  bool nvls = false;          // NVLink SHARP allowed (mgbench itself measures with it off)
+  std::optional<Link> intra;           // nullopt: from the results (environment, measured points)
+  std::optional<Link> inter;           // nullopt: ib-ndr, calibrated on multi-node points when any
+  bool nvls = false;                   // NVLink SHARP allowed (mgbench itself measures with it off)
   std::vector<std::string> workloads;  // empty: every workload with a cost model
 };
 

@@ -47,8 +47,8 @@ struct CollectiveWork {
 };
 
 struct WorkCost {
-  std::vector<ComputeWork> compute;          // in stream order
-  std::vector<CollectiveWork> collectives;   // in launch order, one communication stream
+  std::vector<ComputeWork> compute;         // in stream order
+  std::vector<CollectiveWork> collectives;  // in launch order, one communication stream
   // Units of the workload's throughput metric that one op does on N GPUs: the throughput of
   // an op that takes T seconds is work(N) / T (e.g. samples, TFLOP, GB of bus traffic).
   std::function<double(int gpus)> work;
