@@ -67,7 +67,7 @@ TEST_CASE("ring all-gather and reduce-scatter are (n-1)/n S/B + (n-1) alpha, bro
         Approx(bytes / 50e9 + 3 * 1e-6).epsilon(1e-12));
 }
 
-TEST_CASE("tree all-reduce is 2 ceil(log2 n) alpha + 2 S/B; it has no all-gather") {
+TEST_CASE("tree all-reduce is 2 ceil(log2 n) alpha + 2 S/B, and it has no all-gather") {
   const Link link = test_link(100, 2.0);
   const double bytes = 1e7;
   // n = 8: 3 levels; n = 5 and n = 7 round up to 3; n = 9 needs 4.
@@ -93,7 +93,7 @@ TEST_CASE("NVLS moves (n+1)/n S for an all-reduce at the link's NVLS share, S fo
                         test_link(400, 0.5)));  // a link without NVLS
 }
 
-TEST_CASE("one rank costs nothing; the bus factors are nccl-tests'") {
+TEST_CASE("one rank costs nothing, and the bus factors are nccl-tests'") {
   const Link link = test_link(100, 5);
   for (auto algorithm : {CollectiveAlgorithm::ring, CollectiveAlgorithm::tree}) {
     CHECK(flat(CollectiveKind::all_reduce, algorithm, 1e9, 1, link) == 0.0);

@@ -170,7 +170,7 @@ TEST_CASE("measured multi-GPU collectives calibrate the link, and the band narro
   CHECK(width(row(nodes, 16)) > width(row(nodes, 8)));
 }
 
-TEST_CASE("overlap hides communication behind the backward pass; without it none is hidden") {
+TEST_CASE("overlap hides communication behind the backward pass, without it none is hidden") {
   RunResult run = base_run();
   run.points.push_back(point("train_step", step_params(false), 1, 2.5e-3));
   PredictOptions o;
