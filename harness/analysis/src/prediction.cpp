@@ -129,6 +129,7 @@ struct SeriesContext {
   const WorkCost* cost = nullptr;
   std::vector<double> item_s;  // the compute items' seconds on the 1-GPU timeline
   std::optional<double> t1;    // T(1): measured, else composed
+  bool t1_measured = false;
   double compute_band = 0, comm_band = 0;
   double overhead_s = 0;
   Topology topology;  // links and nodes; gpus set per row
@@ -266,7 +267,10 @@ bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) 
   const WorkCost& cost = *ctx.cost;
   const PointResult* one = ctx.group->one_gpu;
   const PointResult& first = ctx.run->points[ctx.group->points.front()];
-  if (one != nullptr && usable(one->stats.median)) ctx.t1 = one->stats.median;
+  if (one != nullptr && usable(one->stats.median)) {
+    ctx.t1 = one->stats.median;
+    ctx.t1_measured = true;
+  }
   if (cost.compute.empty()) return true;
   std::string missing;
   const auto comp = compose(cost, refs, missing);
@@ -298,7 +302,7 @@ bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) 
 }
 
 std::string basis_of(const SeriesContext& ctx) {
-  if (ctx.group->one_gpu != nullptr && ctx.t1) {
+  if (ctx.t1_measured) {
     return fmt::format("T(1) measured (point {})", ctx.group->one_gpu->index);
   }
   if (ctx.t1) return "T(1) composed from the run's GEMM, memory and host-copy points";
