@@ -43,6 +43,7 @@
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
@@ -464,6 +465,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::allreduce::expand_points)
         .summarize(mgbench::bench::allreduce::plateau_summary)
         .throughput("busbw_GBps", "GB/s")
+        .cost(mgbench::bench::allreduce_cost)
         .present(allreduce_presentation())
         .estimate_seconds_per_point(1.0)
         .runner(mgbench::bench::allreduce_runner()));

@@ -33,6 +33,7 @@
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/gemm_math.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/gemm.hpp"
@@ -441,6 +442,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::expand_gemm_points)
         .summarize(mgbench::bench::own_vs_cublas_summary)
         .throughput("tflops_aggregate", "TFLOP/s")
+        .cost(mgbench::bench::gemm_cost)
         .present(gemm_presentation())
         .estimate_seconds_per_point(4.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained

@@ -30,6 +30,7 @@
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -248,6 +249,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(mgbench::timing_axis("device"))
         .axis(mgbench::cache_axis("cold"))
         .throughput("GBps_aggregate", "GB/s")
+        .cost(mgbench::bench::membw_cost)
         .present(membw_presentation())
         .estimate_seconds_per_point(1.5)
         .runner(mgbench::bench::make_runner(

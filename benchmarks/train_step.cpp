@@ -57,6 +57,7 @@
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_model.hpp"
 #include "mgbench/bench/train_reducer.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -508,6 +509,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(Axis::integer("bucket_mb", {"25"}).describe(
             "gradient bucket size in MiB (0: one bucket per layer)"))
         .throughput("samples_per_s", "samples/s")
+        .cost(mgbench::bench::train_step_cost)
         .present(train_presentation())
         .estimate_seconds_per_point(10.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained

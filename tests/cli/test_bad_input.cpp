@@ -191,6 +191,23 @@ const BadInputCase kCases[] = {
      "sweep --dry-run --gpus 1 --launcher local --hosts n1:8", 2, "need --launcher mpirun or srun"},
     {"sweep: --nvls with an unknown value", "", "sweep --dry-run --gpus 1 --nvls maybe", 2,
      "invalid --nvls 'maybe'"},
+    // predict: links, counts and workloads
+    {"predict: missing results file", "", "predict $D/nope.json", 2,
+     "cannot read"},
+    {"predict: unknown --intra", "", "predict $S/report_sample.json --intra nvlink9", 2,
+     "invalid --intra 'nvlink9'"},
+    {"predict: a network as --intra", "", "predict $S/report_sample.json --intra ib-ndr", 2,
+     "is an inter-node link"},
+    {"predict: --inter 0", "", "predict $S/report_sample.json --inter 0", 2,
+     "invalid --inter '0'"},
+    {"predict: --gpus 12 on nodes of 8", "", "predict $S/report_sample.json --gpus 1,12", 2,
+     "does not fill whole nodes"},
+    {"predict: --gpus 0", "", "predict $S/report_sample.json --gpus 0", 2,
+     "invalid --gpus value '0'"},
+    {"predict: --gpus-per-node 0", "", "predict $S/report_sample.json --gpus-per-node 0", 2,
+     "--gpus-per-node"},
+    {"predict: a workload the results lack", "", "predict $S/report_sample.json --workload membw", 2,
+     "no ok point of workload 'membw'"},
 };
 
 }  // namespace

@@ -19,6 +19,8 @@ const std::vector<Command>& commands() {
        cmd_history},
       {"info", "devices, topology, versions and the environment fingerprint", cmd_info},
       {"list", "list workloads, parameters, defaults and requirements", cmd_list},
+      {"predict", "scaling on other GPU counts, nodes and links, from a results file",
+       cmd_predict},
       {"report", "Render a results file as HTML, Markdown, CSV or text", cmd_report},
       {"soak", "sustained load over time: throughput, temperature, XIDs; \"runs stably\" verdict",
        cmd_soak},

@@ -187,6 +187,11 @@ Workload& Workload::sustained(double warmup_s, double sample_s) {
   return *this;
 }
 
+Workload& Workload::cost(CostFn fn) {
+  cost_ = std::move(fn);
+  return *this;
+}
+
 const Axis* Workload::find_axis(const std::string& axis_name) const {
   for (const auto& a : axes_) {
     if (a.name == axis_name) return &a;

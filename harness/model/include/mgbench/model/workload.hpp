@@ -18,6 +18,7 @@
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/presentation.hpp"
+#include "mgbench/model/work_cost.hpp"
 
 namespace mgbench {
 
@@ -91,6 +92,8 @@ class Workload {
   // `sample_s`, so that the GPU idles between samples for a small share of the time only
   // (idle time lowers the average power and lets the clocks rise above their sustained level).
   Workload& sustained(double warmup_s, double sample_s);
+  // What one op of a point is made of, for `mgbench predict` (model/work_cost.hpp).
+  Workload& cost(CostFn fn);
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
@@ -110,6 +113,7 @@ class Workload {
   double estimate_seconds_per_point() const { return estimate_s_; }
   double sustained_warmup() const { return sustained_warmup_s_; }
   double sustained_sample() const { return sustained_sample_s_; }
+  const CostFn& cost_model() const { return cost_; }
 
  private:
   std::string name_, summary_, formulas_, requirements_;
@@ -124,6 +128,7 @@ class Workload {
   double estimate_s_ = 2.0;
   double sustained_warmup_s_ = 0;
   double sustained_sample_s_ = 0;
+  CostFn cost_;
 };
 
 // All registered workloads, sorted by name.
