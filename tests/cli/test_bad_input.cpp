@@ -206,6 +206,8 @@ const BadInputCase kCases[] = {
      "invalid --gpus value '0'"},
     {"predict: --gpus-per-node 0", "", "predict $S/report_sample.json --gpus-per-node 0", 2,
      "--gpus-per-node"},
+    {"predict: --nvls with an unknown value", "", "predict $S/report_sample.json --nvls maybe", 2,
+     "invalid --nvls 'maybe'"},
     {"predict: a workload the results lack", "", "predict $S/report_sample.json --workload membw", 2,
      "no ok point of workload 'membw'"},
 };

@@ -246,3 +246,27 @@ TEST_CASE("H200 example: train_step's compute from the run's GEMM and membw poin
   CHECK(row(p, 8).efficiency.value() < 1.0);
   CHECK(row(p, 8).exposed_s > 0);
 }
+
+TEST_CASE("predict allows NVLS only as the run was measured, unless --nvls says otherwise") {
+  RunResult run = with_eight_gpu_allreduce(base_run());
+  run.environment.erase("nccl_nvls");  // a file from a build that always turned NVLS off
+  CHECK_FALSE(run_allows_nvls(run));
+  run.environment["nccl_nvls"] = "off (NCCL_NVLS_ENABLE=0)";
+  CHECK_FALSE(run_allows_nvls(run));
+  run.environment["nccl_nvls"] = "on (NCCL_NVLS_ENABLE=1)";
+  CHECK(run_allows_nvls(run));
+  run.environment["nccl_nvls"] = "auto (NCCL's default)";
+  CHECK(run_allows_nvls(run));
+  PredictOptions o;
+  o.gpu_counts = {8};
+  o.workloads = {"allreduce"};
+  o.intra = link_preset("nvlink4");
+  CHECK(predict(run, o, bench_cost).nvls);
+  o.nvls = false;
+  CHECK_FALSE(predict(run, o, bench_cost).nvls);
+  run.environment["nccl_nvls"] = "off (NCCL_NVLS_ENABLE=0)";
+  o.nvls.reset();
+  CHECK_FALSE(predict(run, o, bench_cost).nvls);
+  o.nvls = true;
+  CHECK(predict(run, o, bench_cost).nvls);
+}

@@ -318,7 +318,7 @@ void add_series(Prediction& out, const RunResult& run, const Group& group, const
   ctx.cost = &cost;
   ctx.compute_band = kBandMeasuredCompute;
   ctx.overhead_s = overhead_for(refs, first.timing).value_or(kDefaultOverheadS);
-  ctx.topology = Topology{1, o.gpus_per_node, out.intra.link, out.inter.link, o.nvls};
+  ctx.topology = Topology{1, o.gpus_per_node, out.intra.link, out.inter.link, out.nvls};
   ctx.metric = lookup(first.workload);
   if (!place_compute(ctx, refs, out)) return;
   PredictedSeries series;
@@ -343,6 +343,12 @@ void add_series(Prediction& out, const RunResult& run, const Group& group, const
 }
 
 }  // namespace
+
+bool run_allows_nvls(const RunResult& run) {
+  const auto it = run.environment.find("nccl_nvls");
+  if (it == run.environment.end() || !it->is_string()) return false;
+  return it->get<std::string>().rfind("off", 0) != 0;
+}
 
 void validate(const PredictOptions& o) {
   if (o.gpus_per_node < 1 || o.gpus_per_node > kMaxGpusPerNode) {
@@ -374,7 +380,7 @@ Prediction predict(const RunResult& run, const PredictOptions& options, const Co
   const References refs = gather_references(run, point_costs);
   Prediction out;
   out.gpus_per_node = options.gpus_per_node;
-  out.nvls = options.nvls;
+  out.nvls = options.nvls.value_or(run_allows_nvls(run));
   out.intra = resolve_intra(run, options, refs);
   out.inter = resolve_inter(options, refs, out.intra.link);
   const auto overhead = overhead_for(refs, "host");

@@ -1,9 +1,10 @@
 // `mgbench predict RESULTS.json [--gpus 1,2,4,8,16,64] [--gpus-per-node 8] [--intra LINK]
-// [--inter LINK] [--nvls] [--workload W,...] [--json]`: the time, throughput and scaling
+// [--inter LINK] [--nvls on|off|auto] [--workload W,...] [--json]`: the time, throughput and scaling
 // efficiency the points of a results file would have on other GPU counts, nodes and links
 // (analysis/prediction.hpp, docs/METHODOLOGY.md "Prediction"). Parsing here; the model in the
 // analysis layer; the table in reports/.
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,14 @@ std::optional<WorkCost> registry_cost(const PointResult& point) {
   return workload->cost_model()(point.params);
 }
 
+// --nvls: on, off, or auto (nullopt: as the results were measured).
+std::optional<bool> parse_on_off_auto(const std::string& text) {
+  if (text == "on") return true;
+  if (text == "off") return false;
+  if (text == "auto") return std::nullopt;
+  throw UsageError("invalid --nvls '" + text + "': expected on, off or auto");
+}
+
 PredictOptions options_from(const cxxopts::ParseResult& args) {
   PredictOptions o;
   if (args.count("gpus")) o.gpu_counts = parse_gpu_counts(args["gpus"].as<std::string>(), -1);
@@ -49,7 +58,7 @@ PredictOptions options_from(const cxxopts::ParseResult& args) {
   if (args.count("inter")) {
     o.inter = parse_link(args["inter"].as<std::string>(), LinkScope::inter_node, "--inter");
   }
-  o.nvls = args.count("nvls") > 0;
+  if (args.count("nvls")) o.nvls = parse_on_off_auto(args["nvls"].as<std::string>());
   if (args.count("workload")) {
     o.workloads = split_list(args["workload"].as<std::string>(), "--workload");
   }
@@ -79,7 +88,9 @@ int cmd_predict(int argc, char** argv) {
       ("inter", "the link between nodes, per GPU: ib-hdr, ib-ndr, roce-400, eth-100, or Gb/s "
        "(default: ib-ndr, or calibrated on multi-node points of the results)",
        cxxopts::value<std::string>())
-      ("nvls", "allow NVLink SHARP where the intra-node link has it (mgbench measures with it off)")
+      ("nvls", "NVLink SHARP where the intra-node link has it: on, off, or auto (the default: "
+       "as the results were measured, from their environment.nccl_nvls)",
+       cxxopts::value<std::string>())
       ("workload", "only these workloads, e.g. train_step,allreduce", cxxopts::value<std::string>())
       ("json", "print the prediction as JSON")
       ("results", "results JSON file", cxxopts::value<std::vector<std::string>>())

@@ -34,9 +34,15 @@ struct PredictOptions {
   int gpus_per_node = 8;
   std::optional<Link> intra;           // nullopt: from the results (environment, measured points)
   std::optional<Link> inter;           // nullopt: ib-ndr, calibrated on multi-node points when any
-  bool nvls = false;                   // NVLink SHARP allowed (mgbench itself measures with it off)
+  // NVLink SHARP allowed where the intra-node link has it; nullopt: as the results were measured
+  // (environment.nccl_nvls: NCCL's default or "on" allow it, "off" or a file without the record,
+  // from builds that always turned it off, do not).
+  std::optional<bool> nvls;
   std::vector<std::string> workloads;  // empty: every workload with a cost model
 };
+
+// Whether the run was measured with NVLink SHARP allowed (its environment.nccl_nvls record).
+bool run_allows_nvls(const RunResult& run);
 
 // Counts and nodes that make sense; UsageError (one line) otherwise.
 void validate(const PredictOptions& options);
