@@ -379,6 +379,7 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
                      std::to_string(next.points.size()) +
                      ") by workload, parameters and GPU count");
   }
+  std::map<std::string, Presentation> presentations;  // of the base run, per workload
   for (const auto& [b, n] : match.pairs) {
     std::string change = implementation_change(*b, *n);
     if (!change.empty()) cmp.implementation_changes.push_back(std::move(change));
@@ -392,6 +393,11 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
       continue;
     }
     cmp.points.push_back(judge(*b, *n, options, noise));
+    auto pres = presentations.find(b->workload);
+    if (pres == presentations.end()) {
+      pres = presentations.emplace(b->workload, presentation_for(base, b->workload)).first;
+    }
+    cmp.points.back().parts = step_parts(*b, *n, pres->second);
   }
   if (cmp.points.empty()) {
     const NotCompared& first = cmp.not_compared.back();

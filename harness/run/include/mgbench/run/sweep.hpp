@@ -24,7 +24,8 @@ SweepOptions parse_sweep_options(int argc, char** argv);
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks);
 // A loaded run's derived data follows this build: the presentation and the summary of every
-// workload this build knows are recomputed from the points (`mgbench report`); the
+// workload this build knows, the scaling series and the verdicts (in the run's settings.scaling
+// mode, with settings.baseline_each) are recomputed from the points (`mgbench report`); the
 // measurements themselves never change.
 void refresh_derived(RunResult& run);
 
