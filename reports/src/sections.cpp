@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/core/ranges_text.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/format.hpp"
@@ -68,22 +69,7 @@ std::string median_text(const PointResult& p) {
   return format_seconds(p.stats.median);
 }
 
-std::string devices_text(const std::vector<int>& devices) {
-  std::string out;
-  for (std::size_t i = 0; i < devices.size();) {
-    std::size_t j = i;
-    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(devices[i]);
-    if (j >= i + 2) {
-      out += "-" + std::to_string(devices[j]);
-    } else if (j == i + 1) {
-      out += "," + std::to_string(devices[j]);
-    }
-    i = j + 1;
-  }
-  return out;
-}
+std::string devices_text(const std::vector<int>& devices) { return ranges_text(devices); }
 
 // --- lookups -------------------------------------------------------------------------------
 

@@ -99,12 +99,9 @@ std::string headline_text(const ScalingSeries& s) {
 
 // "The most throughput is at 2 GPUs (X unit)." when a smaller GPU count gives more.
 std::string best_count_text(const ScalingSeries& s) {
-  const auto best = std::max_element(s.rows.begin(), s.rows.end(),
-                                     [](const ScalingRow& a, const ScalingRow& b) {
-                                       return a.throughput < b.throughput;
-                                     });
-  if (best == s.rows.end() || best->gpus == s.rows.back().gpus) return "";
-  return " The most throughput is at " + gpus_text(best->gpus) + " (" + number(best->throughput) +
+  const ScalingRow& best = best_row(s);
+  if (best.gpus == s.rows.back().gpus) return "";
+  return " The most throughput is at " + gpus_text(best.gpus) + " (" + number(best.throughput) +
          " " + s.unit + ").";
 }
 
@@ -128,17 +125,20 @@ std::string node_split_text(const ScalingSeries& s, RunVerdict& v) {
   return text + "most of the loss is within a node (NVLink/PCIe and the GPUs themselves).";
 }
 
-// The device of the first ok 1-GPU point of the baseline's parameters: the baseline a sweep
-// without --baseline each takes; -1 when none.
-int default_baseline_device(const ScalingSeries& s, const Params& base_params,
-                            const std::vector<PointResult>& points) {
-  const PointResult* first = nullptr;
+// Per workload and 1-GPU parameters (dumped), the device of the first ok 1-GPU point: the
+// baseline a sweep without --baseline each takes.
+using FirstDevices = std::map<std::pair<std::string, std::string>, std::pair<std::size_t, int>>;
+FirstDevices first_alone_devices(const std::vector<PointResult>& points) {
+  FirstDevices out;
   for (const PointResult& p : points) {
-    if (p.workload != s.workload || p.gpus != 1 || p.status != Status::ok) continue;
-    if (p.params != base_params || p.devices.empty()) continue;
-    if (first == nullptr || p.index < first->index) first = &p;
+    if (p.gpus != 1 || p.status != Status::ok || p.devices.empty()) continue;
+    const auto key = std::make_pair(p.workload, p.params.dump());
+    const auto it = out.find(key);
+    if (it == out.end() || p.index < it->second.first) {
+      out[key] = {p.index, p.devices.front()};
+    }
   }
-  return first == nullptr ? -1 : first->devices.front();
+  return out;
 }
 
 // The baseline-each outliers of the series' 1-GPU parameters; sets slow_gpu when any.
@@ -203,7 +203,7 @@ std::string anomalies_text(const SeriesPoints& sp, RunVerdict& v) {
 
 // One series' verdict.
 RunVerdict explain(const SeriesPoints& sp, const std::vector<ScalingSeries>& all,
-                   const std::vector<PointResult>& points, const std::vector<Json>& outliers) {
+                   const FirstDevices& first, const std::vector<Json>& outliers) {
   const ScalingSeries& s = sp.series;
   const ScalingRow& last = s.rows.back();
   RunVerdict v;
@@ -223,12 +223,13 @@ RunVerdict explain(const SeriesPoints& sp, const std::vector<ScalingSeries>& all
   v.next_step = next_step_text(sp, v);
   const std::string label = verdict_label(s, all);
   const Params base_params = sp.base != nullptr ? sp.base->params : s.params;
+  const auto found = first.find({s.workload, base_params.dump()});
+  const int first_device = found == first.end() ? -1 : found->second.second;
   v.text = s.workload + (label.empty() ? "" : " " + label) + ": " + headline_text(s) +
            breakdown_text(sp.last, last.gpus) + best_count_text(s) + binding_text(sp, v) +
            (v.straggler ? straggler_text(s, *v.straggler) : "") + overlap_contrast(s, all) +
            split +
-           outliers_text(s, base_params, outliers,
-                         default_baseline_device(s, base_params, points), v);
+           outliers_text(s, base_params, outliers, first_device, v);
   v.text += anomalies_text(sp, v) + negative_serial_text(s) +
             (v.next_step.empty() ? "" : " Next: " + v.next_step + ".");
   return v;
@@ -273,12 +274,13 @@ std::vector<RunVerdict> compute_verdicts(const std::vector<ScalingSeries>& serie
     const auto it = by_index.find(index);
     return it == by_index.end() ? nullptr : it->second;
   };
+  const FirstDevices first = first_alone_devices(points);
   std::vector<RunVerdict> verdicts;
   for (const ScalingSeries& s : series) {
     if (s.rows.empty()) continue;
     const SeriesPoints sp{s, find_point(s.rows.front().point_index),
                           find_point(s.rows.back().point_index), environment};
-    verdicts.push_back(explain(sp, series, points, outliers));
+    verdicts.push_back(explain(sp, series, first, outliers));
   }
   return verdicts;
 }

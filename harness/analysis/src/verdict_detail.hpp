@@ -22,8 +22,9 @@ std::string number(double value);      // 23457, 812.3, 45.67, 0.0123
 std::string duration(double seconds, double scale = 0);
 std::string gpus_text(int n);          // "1 GPU", "8 GPUs"
 std::string join_words(const std::vector<std::string>& items);  // "a, b and c"
-std::string devices_list(const std::vector<int>& devices);      // "0-4,6,7"
 std::optional<double> metric(const PointResult* point, const char* name);
+// The row with the most throughput (the first of equals); the series must have rows.
+const ScalingRow& best_row(const ScalingSeries& series);
 // A thermal or hardware-slowdown clock reason (a power cap alone is a GPU's normal state).
 bool held_by_temperature(const GpuTelemetry& gpu);
 

@@ -3,6 +3,7 @@
 // off (verdict_detail.hpp).
 #include <algorithm>
 
+#include "mgbench/core/ranges_text.hpp"
 #include "mgbench/model/point_view.hpp"
 #include "mgbench/model/stats.hpp"
 #include "verdict_detail.hpp"
@@ -23,12 +24,9 @@ std::string gpu_name(const Straggler& s) {
 
 // At a fixed global batch: fewer GPUs when a smaller count gives more, else a larger batch.
 std::string strong_next(const ScalingSeries& s) {
-  const auto best = std::max_element(s.rows.begin(), s.rows.end(),
-                                     [](const ScalingRow& a, const ScalingRow& b) {
-                                       return a.throughput < b.throughput;
-                                     });
-  if (best->gpus == s.rows.back().gpus) return "a larger global batch";
-  return "fewer GPUs (" + gpus_text(best->gpus) + " give the most, " + number(best->throughput) +
+  const ScalingRow& best = best_row(s);
+  if (best.gpus == s.rows.back().gpus) return "a larger global batch";
+  return "fewer GPUs (" + gpus_text(best.gpus) + " give the most, " + number(best.throughput) +
          " " + s.unit + ") or a larger global batch";
 }
 
@@ -143,7 +141,7 @@ std::string next_step_text(const SeriesPoints& sp, const RunVerdict& v) {
       for (int d : sp.last->devices) {
         if (d != g.device) rest.push_back(d);
       }
-      leave_out = " (--devices " + devices_list(rest) + ")";
+      leave_out = " (--devices " + ranges_text(rest) + ")";
     }
     if (g.cause.find("power-capped") != std::string::npos) {
       return "restore " + gpu_name(g) + "'s power limit or leave it out" + leave_out;

@@ -168,9 +168,13 @@ std::vector<RunVerdict> compute_link_verdicts(const RunResult& run) {
   const ThroughputLookup lookup = presentation_throughput(run);
   std::map<std::pair<std::string, std::string>, LinkGroup> groups;
   std::set<std::string> defined_alone, undefined_alone;
+  std::map<std::string, std::set<std::string>> sizes;  // per workload, looked up once
+  std::map<std::string, std::optional<ThroughputMetric>> metrics;
   for (const PointResult& p : run.points) {
     if (p.status != Status::ok) continue;
-    const auto metric = lookup(p.workload);
+    auto found = metrics.find(p.workload);
+    if (found == metrics.end()) found = metrics.emplace(p.workload, lookup(p.workload)).first;
+    const std::optional<ThroughputMetric>& metric = found->second;
     if (!metric) continue;
     const auto x = metric_number(p, metric->name);
     if (p.gpus == 1) {
@@ -179,7 +183,11 @@ std::vector<RunVerdict> compute_link_verdicts(const RunResult& run) {
     }
     if (!x || !(*x > 0)) continue;
     Params params = p.params.is_object() ? p.params : Json::object();
-    for (const std::string& key : size_params(presentation_for(run, p.workload))) params.erase(key);
+    auto size = sizes.find(p.workload);
+    if (size == sizes.end()) {
+      size = sizes.emplace(p.workload, size_params(presentation_for(run, p.workload))).first;
+    }
+    for (const std::string& key : size->second) params.erase(key);
     LinkGroup& g = groups[{p.workload, params.dump()}];
     g.workload = p.workload;
     g.metric = metric->name;

@@ -46,19 +46,6 @@ std::string join_words(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string devices_list(const std::vector<int>& devices) {
-  std::string out;
-  for (std::size_t i = 0; i < devices.size();) {
-    std::size_t j = i;
-    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + std::to_string(devices[i]);
-    if (j >= i + 2) out += "-" + std::to_string(devices[j]);
-    if (j == i + 1) out += "," + std::to_string(devices[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 std::optional<double> metric(const PointResult* point, const char* name) {
   if (point == nullptr) return std::nullopt;
   return metric_number(*point, name);
@@ -120,6 +107,13 @@ std::string straggler_cause(const PointResult& p, int device, int node, const Js
 }
 
 }  // namespace
+
+const ScalingRow& best_row(const ScalingSeries& series) {
+  return *std::max_element(series.rows.begin(), series.rows.end(),
+                           [](const ScalingRow& a, const ScalingRow& b) {
+                             return a.throughput < b.throughput;
+                           });
+}
 
 bool held_by_temperature(const GpuTelemetry& g) {
   return std::any_of(g.throttle_reasons.begin(), g.throttle_reasons.end(), [](const auto& r) {
