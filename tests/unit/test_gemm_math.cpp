@@ -70,7 +70,7 @@ TEST_CASE("gemm expand: square sizes give M = N = K points for every dtype and i
   CHECK(points.back().at("m") == 8192);
 }
 
-TEST_CASE("gemm expand: batch points keep batch and hidden; M = batch and N = K = hidden") {
+TEST_CASE("gemm expand: batch points keep batch and hidden, M = batch and N = K = hidden") {
   const auto points = expand_gemm_points(axis_values({}, {1, 64}, {4096}, {"bf16"}, {"cublas"}));
   REQUIRE(points.size() == 2);
   // "batch" stays a parameter: with --scaling strong the planner's per-GPU batches of one global

@@ -247,7 +247,7 @@ TEST_CASE("two GPUs alone: the baseline is the upper middle, the faster one") {
   CHECK(s.baseline == "the median of 2 GPUs measured alone (GPU 0)");
 }
 
-TEST_CASE("--baseline each: the median GPU alone is the baseline, not the first one") {
+TEST_CASE("baseline each: the median GPU alone is the baseline, not the first one") {
   std::vector<PointResult> points = weak_table();  // GPU 0 alone: 100
   const double alone[] = {98.0, 85.0, 99.0, 101.0};  // GPUs 1..4 alone
   for (int d = 1; d <= 4; ++d) {

@@ -224,7 +224,7 @@ TEST_CASE("scenario: strong scaling over PCIe falls from 4 to 8 GPUs: the best c
   CHECK(has(v.anomalies, mgbench::kAnomalyNonMonotonic));
 }
 
-TEST_CASE("scenario: GEMM strong scaling forms a series; super-linear with clean telemetry "
+TEST_CASE("scenario: GEMM strong scaling forms a series, super-linear with clean telemetry "
           "points at the cache, the negative Karp-Flatt is explained", "[scenarios]") {
   const RunResult run = analysed("gemm-strong-superlinear");
   REQUIRE(run.scaling.size() == 1);
@@ -246,7 +246,7 @@ TEST_CASE("scenario: GEMM strong scaling forms a series; super-linear with clean
 }
 
 TEST_CASE("scenario: super-linear weak scaling over a throttled baseline says the baseline was "
-          "slowed; Gustafson's serial fraction is negative", "[scenarios]") {
+          "slowed, Gustafson's serial fraction is negative", "[scenarios]") {
   const RunResult run = analysed("gemm-weak-throttled-baseline");
   // E(2) = 0.2306 / 0.2012 = 114.6 %, S = 2.292; Gustafson (2 - 2.292) / (2 - 1) = -29.2 %.
   const RunVerdict& v = verdict(run, "gemm");

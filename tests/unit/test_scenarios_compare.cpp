@@ -109,7 +109,7 @@ TEST_CASE("offer scenario: offers within 3 % tie, no best is named", "[scenarios
   CHECK(contains(out.str(), "tie: hgx, cloud"));
 }
 
-TEST_CASE("offer scenario: every GPU alone keeps its row; the slow GPU 5 of one offer shows",
+TEST_CASE("offer scenario: every GPU alone keeps its row, the slow GPU 5 of one offer shows",
           "[scenarios][offers]") {
   const Offers o;
   const auto cmp = mgbench::compare_offers(o.list());

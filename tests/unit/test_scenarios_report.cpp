@@ -81,7 +81,7 @@ TEST_CASE("report scenario: a failed 1-GPU point: the summary says there is no b
   CHECK(t.rows[0].at(column(t, "scaling efficiency")) == "98 % at 8 GPUs");
 }
 
-TEST_CASE("report scenario: a GPU alone that is not the baseline shows no borrowed 1.00x; the "
+TEST_CASE("report scenario: a GPU alone that is not the baseline shows no borrowed 1.00x, the "
           "SM clock names the slowest GPU", "[scenarios][reports]") {
   const RunResult run = analysed("gemm-straggler-gpu5");
   const auto tables = mgbench::reports::workload_tables(run, "gemm");
