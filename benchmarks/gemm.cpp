@@ -141,7 +141,7 @@ class GemmPoint final : public RankPoint {
  public:
   explicit GemmPoint(RankEnv& env)
       : stream_(env.stream), rank_(env.rank), params_(*env.params),
-        m_(param_int(params_, "m")), n_(param_int(params_, "n")), k_(param_int(params_, "k")),
+        m_(gemm_dims(params_).m), n_(gemm_dims(params_).n), k_(gemm_dims(params_).k),
         dtype_(dtype_info(param_str(params_, "dtype"))),
         impl_(impl_from_string(param_str(params_, "impl"))) {
     if (m_ < 1 || n_ < 1 || k_ < 1) throw UsageError("gemm needs m, n, k >= 1");

@@ -70,13 +70,27 @@ TEST_CASE("gemm expand: square sizes give M = N = K points for every dtype and i
   CHECK(points.back().at("m") == 8192);
 }
 
-TEST_CASE("gemm expand: batch points set M = batch and N = K = hidden") {
+TEST_CASE("gemm expand: batch points keep batch and hidden, M = batch and N = K = hidden") {
   const auto points = expand_gemm_points(axis_values({}, {1, 64}, {4096}, {"bf16"}, {"cublas"}));
   REQUIRE(points.size() == 2);
-  CHECK(points[0] == Params{{"shape", "batch"}, {"m", 1}, {"n", 4096}, {"k", 4096},
+  // "batch" stays a parameter: with --scaling strong the planner's per-GPU batches of one global
+  // batch then form a series (an "m" would differ per GPU count and form none).
+  CHECK(points[0] == Params{{"shape", "batch"}, {"batch", 1}, {"hidden", 4096},
                             {"dtype", "bf16"}, {"impl", "cublas"}});
-  CHECK(points[1].at("m") == 64);
+  CHECK(points[1].at("batch") == 64);
   CHECK(points[1].at("shape") == "batch");
+  const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[1]);
+  CHECK(d.m == 64);
+  CHECK(d.n == 4096);
+  CHECK(d.k == 4096);
+}
+
+TEST_CASE("gemm dims: square points and points that name M, N and K read as they are") {
+  const auto d = mgbench::bench::gemm_dims(Params{{"m", 2048}, {"n", 8192}, {"k", 4096}});
+  CHECK(d.m == 2048);
+  CHECK(d.n == 8192);
+  CHECK(d.k == 4096);
+  CHECK_THROWS_AS(mgbench::bench::gemm_dims(Params{{"batch", 8}}), mgbench::UsageError);
 }
 
 TEST_CASE("gemm expand: batch points cross every hidden size and follow the square points") {
@@ -87,9 +101,9 @@ TEST_CASE("gemm expand: batch points cross every hidden size and follow the squa
   std::set<std::pair<std::int64_t, std::int64_t>> batch_shapes;
   for (std::size_t i = 1; i < points.size(); ++i) {
     CHECK(points[i].at("shape") == "batch");
-    CHECK(points[i].at("n") == points[i].at("k"));
-    batch_shapes.insert({points[i].at("m").get<std::int64_t>(),
-                         points[i].at("n").get<std::int64_t>()});
+    CHECK_FALSE(points[i].contains("m"));
+    batch_shapes.insert({points[i].at("batch").get<std::int64_t>(),
+                         points[i].at("hidden").get<std::int64_t>()});
   }
   CHECK(batch_shapes.size() == 4);
 }

@@ -78,20 +78,6 @@ void add_presentation(RunResult& run) {
   }
 }
 
-void add_scaling(const SweepOptions& options, RunResult& run) {
-  const ThroughputLookup throughput = presentation_throughput(run);
-  const auto series = compute_scaling(run.points, options.scaling, throughput);
-  run.scaling = series;
-  std::vector<PointResult> single;
-  for (const auto& p : run.points) {
-    if (p.gpus == 1) single.push_back(p);
-  }
-  const auto outliers = options.baseline_each ? baseline_outliers(single, 0.05, throughput)
-                                              : std::vector<Json>{};
-  if (options.baseline_each) run.summaries["baseline_each"] = outliers;
-  run.verdicts = compute_verdicts(series, run.points, outliers);
-}
-
 }  // namespace
 
 void refresh_derived(RunResult& run) {
@@ -100,6 +86,18 @@ void refresh_derived(RunResult& run) {
   }
   add_presentation(run);
   (void)add_summaries(run);  // a summary that fails keeps the stored one (logged)
+  // Scaling and verdicts follow the build too, in the mode the sweep ran with (a malformed
+  // setting keeps the stored analysis, logged).
+  (void)guarded("scaling analysis", [&] {
+    const Json& settings = run.settings.is_object() ? run.settings : Json::object();
+    const bool strong = settings.value("scaling", std::string("weak")) == "strong";
+    const bool each = settings.value("baseline_each", false);
+    RunResult copy = run;
+    analyse_run(copy, strong ? ScalingMode::strong : ScalingMode::weak, each);
+    run.scaling = std::move(copy.scaling);
+    run.verdicts = std::move(copy.verdicts);
+    run.summaries = std::move(copy.summaries);
+  });
   (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
@@ -107,7 +105,9 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
                  const RunSinks& sinks) {
   add_presentation(run);
   bool ok = add_summaries(run);
-  ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
+  ok = guarded("scaling analysis",
+                [&] { analyse_run(run, options.scaling, options.baseline_each); }) &&
+       ok;
   ok = guarded("% of peak", [&] { run.peaks = compute_peaks(run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
        ok;
