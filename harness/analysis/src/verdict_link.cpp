@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "mgbench/analysis/peaks.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/model/point_view.hpp"
@@ -28,30 +29,22 @@ std::string text_at(const Json& j, const char* key) {
   return j.at(key).get<std::string>();
 }
 
-int integer_in(const Json& j, const char* key, const char* sub, int fallback) {
-  if (!j.is_object() || !j.contains(key) || !j.at(key).is_object()) return fallback;
-  const Json& o = j.at(key);
-  return o.contains(sub) && o.at(sub).is_number_integer() ? o.at(sub).get<int>() : fallback;
-}
-
 // Between the GPUs of one node, from the first GPU of the run's environment.
 Link node_link(const Json& env) {
   if (!env.is_object() || !env.contains("gpus") || !env.at("gpus").is_array() ||
       env.at("gpus").empty() || !env.at("gpus")[0].is_object()) {
     return {};
   }
-  const Json& g = env.at("gpus")[0];
-  HardwareLimits hw;
-  const std::string cc = text_at(g, "compute_capability");
-  hw.cc_major = std::atoi(cc.c_str());
-  const auto dot = cc.find('.');
-  hw.cc_minor = dot == std::string::npos ? 0 : std::atoi(cc.c_str() + dot + 1);
-  hw.nvlinks_up = integer_in(g, "nvlink", "links_up", -1);
-  hw.pcie_gen = static_cast<unsigned>(std::max(0, integer_in(g, "pcie", "gen_max", 0)));
-  hw.pcie_width = static_cast<unsigned>(std::max(0, integer_in(g, "pcie", "width_max", 0)));
+  const Json& first = env.at("gpus")[0];
+  const int device = first.contains("index") && first.at("index").is_number_integer()
+                         ? first.at("index").get<int>()
+                         : 0;
+  const EnvironmentGpu gpu = environment_gpu(env, device);
+  if (!gpu.found) return {};
+  const HardwareLimits& hw = gpu.hw;
   const LinkLimit limit = peer_link_limit(hw);
   if (!(limit.GBps > 0)) return {};
-  const double nvlink = nvlink_link_GBps(nvlink_generation(hw.cc_major, hw.cc_minor));
+  const double nvlink = nvlink_link_GBps(nvlink_generation(hw));
   if (hw.nvlinks_up > 0 && limit.GBps == nvlink * hw.nvlinks_up) {
     return {"NVLink", std::to_string(hw.nvlinks_up) + " links x " + fixed(nvlink, 0) + " GB/s",
             limit.GBps};
