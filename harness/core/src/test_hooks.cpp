@@ -37,7 +37,8 @@ std::map<std::string, std::string> active() {
   // The hooks that change what is measured. A failing journal (kJournalFailAfter) changes no
   // figure: a sweep it stopped must resume without it.
   for (const char* name :
-       {kFakeDevices, kSlowdown, kTrainDoubleReduce, kRanksPerNode, kFakeTelemetry}) {
+       {kFakeDevices, kSlowdown, kTrainDoubleReduce, kRanksPerNode, kFakeTelemetry,
+        kFakeGpuPerTask}) {
     if (auto value = read(name)) hooks[name] = *value;
   }
   return hooks;

@@ -79,6 +79,7 @@ CapturedOutput run_and_capture(const std::vector<std::string>& argv, double time
   std::vector<char*> args;
   for (auto& a : store) args.push_back(a.data());
   args.push_back(nullptr);
+  ExecReport report;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw EnvironmentError(fmt::format("cannot fork: {}", std::strerror(errno)));
@@ -90,10 +91,15 @@ CapturedOutput run_and_capture(const std::vector<std::string>& argv, double time
     if (null_fd >= 0) ::dup2(null_fd, 0);
     ::dup2(out_pipe[1], 1);
     ::execv(exe.c_str(), args.data());
-    ::_exit(127);
+    report.child_failed();
   }
   ::setpgid(pid, pid);
   ::close(out_pipe[1]);
+  if (const int error = report.exec_errno(); error != 0) {
+    ::close(out_pipe[0]);
+    (void)reap(pid);
+    throw EnvironmentError(exec_failure_message(argv, error));
+  }
   CapturedOutput result;
   result.timed_out = drain(out_pipe[0], timeout_s, max_bytes, result.out);
   ::close(out_pipe[0]);

@@ -33,6 +33,9 @@ inline constexpr const char* kRanksPerNode = "MGBENCH_TEST_RANKS_PER_NODE";
 // "1": the telemetry observer of a group is a fake one (no NVML): two samples per GPU of fixed
 // gauges (power 500 W + 10 W x device, 60 °C, SM clock 1980 MHz) through the real summary.
 inline constexpr const char* kFakeTelemetry = "MGBENCH_TEST_FAKE_TELEMETRY";
+// "1": a rank started by mpirun or srun sees one of the fake GPUs only, the one of its local
+// rank (as srun --gpus-per-task=1 shows each task one GPU): per-task GPU binding without Slurm.
+inline constexpr const char* kFakeGpuPerTask = "MGBENCH_TEST_FAKE_GPU_PER_TASK";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 

@@ -21,7 +21,8 @@ struct CapturedOutput {
 std::string find_program(const std::string& program);
 
 // Runs argv (argv[0] looked up with find_program, which the caller checked). Throws
-// EnvironmentError when the process cannot be started.
+// EnvironmentError when the process cannot be started, with the exec's own reason ("Argument list
+// too long").
 CapturedOutput run_and_capture(const std::vector<std::string>& argv, double timeout_s,
                                std::size_t max_bytes);
 
