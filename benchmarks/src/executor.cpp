@@ -482,7 +482,10 @@ class GroupRun {
               {"host_wait", host_wait_mode()},
               {"details", p.rank_detail},
               {"verification", p.verification.details}};
-    if (ctx_.processes != nullptr) mine["host"] = ctx_.processes->host();
+    if (ctx_.processes != nullptr) {
+      mine["host"] = ctx_.processes->host();
+      mine["bus_id"] = ctx_.processes->device_bus_id();  // the GPU the launch mapped it to
+    }
     g.details = shared_->gather_json(p.rank, std::move(mine), "rank details");
     release_point(p);
     p.combined = shared_->combine(p.rank, p.combined);

@@ -88,7 +88,8 @@ void add_checks(Json& doctor, const std::vector<DoctorCheck>& checks) {
   }
   Json& list = doctor["checks"];
   if (!list.is_array()) list = Json::array();
-  for (const auto& c : doctor_to_json(checks).at("checks")) list.push_back(c);
+  const Json added = doctor_to_json(checks);
+  for (const auto& c : added.at("checks")) list.push_back(c);
   Json summary{{"pass", 0}, {"warn", 0}, {"fail", 0}, {"skip", 0}};
   for (const auto& c : list) {
     const std::string status = c.value("status", "skip");

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include <cxxopts.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -172,6 +173,16 @@ void check_forward_name(const std::string& name) {
     throw UsageError(fmt::format(
         "invalid --forward-env '{}': expected a variable name, or a prefix followed by '*'",
         name));
+  }
+}
+
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+  for (const auto& kv : args.arguments()) {
+    if (kv.key() == "launcher-arg") launch.launcher_args.push_back(kv.value());
+  }
+  if (args.count("forward-env") != 0) {
+    launch.forward_env = split_list(args["forward-env"].as<std::string>(), "--forward-env");
+    for (const auto& name : launch.forward_env) check_forward_name(name);
   }
 }
 

@@ -256,14 +256,7 @@ void parse_launch(const Args& args, SweepOptions& o) {
     if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
   }
   l.oversubscribe = args.count("oversubscribe") > 0;
-  // Every occurrence, in order, whole: a word may hold commas (--mca btl tcp,self).
-  for (const auto& kv : args.arguments()) {
-    if (kv.key() == "launcher-arg") l.launcher_args.push_back(kv.value());
-  }
-  if (args.count("forward-env")) {
-    l.forward_env = split_list(str(args, "forward-env"), "--forward-env");
-    for (const auto& name : l.forward_env) check_forward_name(name);
-  }
+  read_launcher_words(args, l);
   const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe ||
                            !l.launcher_args.empty() || !l.forward_env.empty();
   if (l.launcher == Launcher::local && nodes_given) {

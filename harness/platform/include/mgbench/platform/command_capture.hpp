@@ -1,6 +1,7 @@
 #pragma once
 // Runs another program (mpirun, srun) and captures what it prints on stdout, for commands whose
-// answer is their output. Its stderr goes to ours; stdin is /dev/null. It leads its own process
+// answer is their output, and on stderr (for the caller to pass on, or to sum up in one line when
+// the program failed); stdin is /dev/null. It leads its own process
 // group, which is killed when the time is up, and it dies with us (PR_SET_PDEATHSIG).
 #include <cstddef>
 #include <string>
@@ -13,6 +14,7 @@ namespace mgbench {
 struct CapturedOutput {
   ExitInfo exit;
   std::string out;         // stdout, cut at max_bytes
+  std::string err;         // stderr, cut at max_bytes
   bool timed_out = false;  // killed at the deadline
 };
 

@@ -7,6 +7,10 @@
 
 #include "mgbench/model/placement.hpp"
 
+namespace cxxopts {
+class ParseResult;
+}
+
 namespace mgbench {
 
 struct HostSlots {
@@ -53,6 +57,9 @@ bool forwarded_by_default(const std::string& name);
 std::vector<std::string> forwarded_variables(const std::vector<std::string>& extra);
 // Checks a --forward-env entry: a variable name, or a prefix followed by '*'. UsageError.
 void check_forward_name(const std::string& name);
+// --launcher-arg (every occurrence, in order, whole: a word may hold commas) and --forward-env
+// of a command line (sweep, doctor). UsageError on a bad name.
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
 
 // A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
 // srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail
