@@ -33,6 +33,7 @@ ProbeResult probe_launched(const LaunchOptions& options, bool doctor, double tim
     throw EnvironmentError(fmt::format("device probe failed: {} {}", to_string(options.launcher),
                                        outcome.exit.describe()));
   }
+  pass_on_output(outcome);
   ProbeResult result;
   try {
     result = probe_result(body);

@@ -425,6 +425,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
       return {};
     }
   }
+  pass_on_output(outcome);
   return after_attempt(group, attempt, outcome, launched);
 }
 

@@ -1,6 +1,7 @@
 // `mgbench sweep` once its options are parsed: probe, plan, run every group through the
 // orchestrator, then the end of the sweep: derived tables, files, sinks, exit code.
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -191,7 +192,8 @@ TopologyLabels topology_of(const ProbeResult& probed) {
 ProbeResult probe_for_sweep(SweepOptions& options) {
   const bool doctor = !options.skip_doctor && !options.dry_run;
   if (options.launch.launcher == Launcher::local) return probe(options.isolation, doctor);
-  ProbeResult probed = probe_launched(options.launch, doctor, options.settings.group_timeout_s);
+  ProbeResult probed = probe_launched(options.launch, doctor,
+                                     std::min(120.0, options.settings.group_timeout_s));
   std::vector<std::string> warnings;
   options.launch.hosts = distinct_hosts(options.launch.hosts, probed.nodes, &warnings);
   for (const auto& w : warnings) logging::warn("{}", w);
@@ -206,10 +208,11 @@ ProbeResult probe_for_sweep(SweepOptions& options) {
     add_checks(probed.doctor, checks);
   }
   const NodeReport first = probed.nodes.empty() ? NodeReport{} : probed.nodes.front();
-  if (first.node_gpus > first.gpus_seen && options.launch.gpus_per_node == 0) {
+  const int per_node = planned_gpus_per_node(options.launch, first.gpus_seen);
+  if (first.node_gpus > first.gpus_seen && per_node < first.node_gpus) {
     logging::warn("a task on {} sees {} of the node's {} GPUs (per-task GPU binding or "
                   "CUDA_VISIBLE_DEVICES): the plan takes {} per node; --gpus-per-node sets it",
-                  first.host, first.gpus_seen, first.node_gpus, first.gpus_seen);
+                  first.host, first.gpus_seen, first.node_gpus, per_node);
   }
   return probed;
 }

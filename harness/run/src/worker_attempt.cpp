@@ -1,6 +1,8 @@
 // One run of a worker for the orchestrator (worker_attempt.hpp).
 #include "worker_attempt.hpp"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
@@ -23,6 +25,9 @@ void take_messages(LineBuffer& lines, pid_t pid, AttemptOutcome& outcome, double
       continue;
     }
     if (message->kind == WorkerMessageKind::hello) outcome.said_hello = true;
+    outcome.working = outcome.working || message->kind == WorkerMessageKind::started ||
+                      message->kind == WorkerMessageKind::point ||
+                      message->kind == WorkerMessageKind::probe;
     if (message->kind == WorkerMessageKind::done) outcome.done = true;
     // The first fatal is the cause (other ranks of a launch may follow it).
     if (message->kind == WorkerMessageKind::fatal && outcome.fatal.empty()) {
@@ -50,16 +55,19 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s,
   }
   WorkerProcess& worker = *started;
   LineBuffer lines;
+  bool released = false;
   double last_progress = monotonic_seconds();
   // Reads what the pipe holds and hands on every complete message; false at EOF.
   auto pump = [&](int timeout_ms) {
     std::string chunk;
     const bool open = worker.read_some(chunk, timeout_ms);
     lines.append(chunk.data(), chunk.size());
-    const bool before = outcome.said_hello;
     take_messages(lines, worker.pid(), outcome, last_progress, on_message);
-    // The launch is up: what the launcher and the ranks print goes to the user from now on.
-    if (outcome.said_hello && !before) worker.release_stderr();
+    // The launch is at work: what the launcher and the ranks print goes to the user from now on.
+    if (outcome.working && !released) {
+      worker.release_stderr();
+      released = true;
+    }
     return open;
   };
   while (pump(200)) {
@@ -82,11 +90,9 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s,
     }
   }
   outcome.exit = worker.wait();
-  if (!outcome.said_hello) {
+  if (!released) {
     outcome.launcher_output = worker.held_stderr();
     logging::debug("the launcher's output:\n{}", outcome.launcher_output);
-  } else {
-    worker.release_stderr();
   }
   if (!lines.pending().empty()) {
     logging::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
@@ -96,6 +102,11 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s,
                   lines.dropped_lines(), limits::kMaxLineBytes);
   }
   return outcome;
+}
+
+void pass_on_output(const AttemptOutcome& outcome) {
+  const std::string& text = outcome.launcher_output;
+  if (!text.empty()) std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
 std::string launch_start_failure(const AttemptOutcome& outcome, Launcher launcher,
@@ -108,8 +119,13 @@ std::string launch_start_failure(const AttemptOutcome& outcome, Launcher launche
                                 : "";
   }
   if (outcome.timed_out) {
-    return launch_failure_line(launcher, fmt::format("no rank within {:.0f} s", timeout_s),
-                               outcome.launcher_output);
+    const std::string line = launch_failure_line(
+        launcher, fmt::format("no rank within {:.0f} s", timeout_s), outcome.launcher_output);
+    // Silent and stuck: most often a host it cannot reach (mpirun waits on SSH).
+    return outcome.launcher_output.empty()
+               ? line + "; check that every host is reachable from here (mpirun: passwordless "
+                        "SSH; srun: the nodes of the allocation)"
+               : line;
   }
   return launch_failure_line(launcher, outcome.exit.describe(), outcome.launcher_output);
 }

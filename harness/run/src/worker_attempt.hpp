@@ -19,10 +19,13 @@ struct AttemptOutcome {
   bool timed_out = false;
   bool interrupted = false;
   bool said_hello = false;      // a launched rank 0 (or a local worker) said hello
+  bool working = false;         // a point started, or the probe answered
   bool launch_fatal = false;    // a launched rank said no group can run on this launch
   std::string fatal;            // the first fatal message
   std::string start_error;      // the worker or launcher could not be started (exec failed)
-  std::string launcher_output;  // what the launcher printed, held because no rank said hello
+  // What a launcher and its ranks printed while the launch had not yet started working (held:
+  // a launch that fails there is one line of ours, its own words at -v).
+  std::string launcher_output;
 };
 
 // `launch`: the launcher's command line in front of the worker (empty: a local worker);
@@ -32,6 +35,9 @@ AttemptOutcome run_worker(const Json& request, double progress_timeout_s,
                           const std::function<void(const WorkerMessage&)>& on_message,
                           const std::vector<std::string>& launch,
                           const std::vector<std::string>& worker_args);
+
+// Writes the held launcher output on stderr (a launch that failed later, or succeeded).
+void pass_on_output(const AttemptOutcome& outcome);
 
 // A launch that did not start (`outcome` with no hello, or a fatal saying no group can run on
 // it): one line naming the cause and the fix; "" when the launch started and failed later.
