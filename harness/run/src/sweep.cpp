@@ -161,7 +161,7 @@ void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out
                          g.placement.hosts.empty()
                              ? std::string()
                              : fmt::format(" on {}", fmt::join(g.placement.hosts, ",")),
-                         launch_command_line(launch, g.placement));
+                         launch_command_line(launch, g.placement, g.devices));
     }
     for (const auto& p : g.points) {
       out << fmt::format("      #{:<5} {}\n", p.index, describe_params(p.params));
