@@ -207,6 +207,15 @@ const BadInputCase kCases[] = {
      "sweep --dry-run --gpus 1 --launcher mpirun --hostfile $D/h", 2, "line 2"},
     {"sweep: --hosts with the local launcher", "",
      "sweep --dry-run --gpus 1 --launcher local --hosts n1:8", 2, "need --launcher mpirun or srun"},
+    {"sweep: --launcher-arg with the local launcher", "",
+     "sweep --dry-run --gpus 1 --launcher local --launcher-arg=--allow-run-as-root", 2,
+     "need --launcher mpirun or srun"},
+    {"sweep: --forward-env with a bad name", "",
+     "sweep --dry-run --gpus 1 --launcher mpirun --forward-env A-B", 2,
+     "invalid --forward-env 'A-B'"},
+    {"sweep: --forward-env with srun", "",
+     "sweep --dry-run --gpus 1 --launcher srun --forward-env FOO", 2,
+     "--forward-env is an mpirun option"},
 };
 
 std::string substitute(std::string text, const std::string& dir) {
