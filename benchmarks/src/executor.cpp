@@ -154,8 +154,7 @@ class GroupRun {
     if (first) std::rethrow_exception(first);
   }
 
-  // The device of `rank`: by rank with threads, by local rank on its node with processes (as
-  // the launch mapped it, when it did).
+  // The device of `rank`: by rank with threads, as the launch mapped it with processes.
   int device_of(int rank) const {
     const ProcessGroup* processes = ctx_.processes;
     if (processes != nullptr && processes->device() >= 0) return processes->device();
@@ -482,10 +481,7 @@ class GroupRun {
               {"host_wait", host_wait_mode()},
               {"details", p.rank_detail},
               {"verification", p.verification.details}};
-    if (ctx_.processes != nullptr) {
-      mine["host"] = ctx_.processes->host();
-      mine["bus_id"] = ctx_.processes->device_bus_id();  // the GPU the launch mapped it to
-    }
+    if (ctx_.processes != nullptr) mine["host"] = ctx_.processes->host();
     g.details = shared_->gather_json(p.rank, std::move(mine), "rank details");
     release_point(p);
     p.combined = shared_->combine(p.rank, p.combined);
