@@ -198,6 +198,16 @@ TEST_CASE("a program that cannot be executed is named with the exec's own reason
   CHECK(ok.err == "err\n");
 }
 
+TEST_CASE("a launcher that ends before reading its input does not end the orchestrator") {
+  // `true` exits at once: a megabyte of input meets a pipe nobody reads (SIGPIPE, EPIPE).
+  for (int i = 0; i < 3; ++i) {
+    WorkerProcess worker({"worker"}, std::string(1 << 20, 'x'), {"true"});
+    const ExitInfo exit = worker.wait();
+    CHECK(exit.exited);
+    CHECK(exit.code == 0);
+  }
+}
+
 TEST_CASE("a launch that never started is one line: the cause and the fix") {
   const std::string root = launch_failure_line(Launcher::mpirun, "exit code 1", kRootRefusal);
   CHECK(root.find("mpirun failed before any rank started (exit code 1)") == 0);

@@ -1,6 +1,7 @@
 #include "mgbench/platform/subprocess.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -146,17 +147,28 @@ WorkerProcess::WorkerProcess(const std::vector<std::string>& args, const std::st
     if (stderr_fd_ >= 0) ::close(stderr_fd_);
     throw EnvironmentError(exec_failure_message(argv_store, error));
   }
-  // Send the input; the child reads it all before doing anything else.
-  std::size_t done = 0;
-  while (done < input.size()) {
-    const ssize_t n = ::write(input_pipe[1], input.data() + done, input.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;  // the child died early: its exit status tells why
-    }
+  send_input(input_pipe[1], input);
+}
+
+// Writes the input and closes the pipe. A child that ends before reading it (a launcher that
+// refuses to start) must not end this process by SIGPIPE: the signal is blocked in this thread
+// for the write and a pending one is taken back.
+void WorkerProcess::send_input(int fd, const std::string& input) {
+  sigset_t pipe_signal, old;
+  sigemptyset(&pipe_signal);
+  sigaddset(&pipe_signal, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+  for (std::size_t done = 0; done < input.size();) {
+    const ssize_t n = ::write(fd, input.data() + done, input.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;  // the child died early: its exit status tells why
     done += static_cast<std::size_t>(n);
   }
-  ::close(input_pipe[1]);
+  ::close(fd);
+  const timespec now{0, 0};
+  while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 WorkerProcess::~WorkerProcess() {

@@ -78,6 +78,7 @@ class WorkerProcess {
 
  private:
   void read_stderr(int timeout_ms);
+  static void send_input(int fd, const std::string& input);
   pid_t pid_ = -1;
   int result_fd_ = -1;
   int stderr_fd_ = -1;  // a launcher's stderr
