@@ -1,7 +1,7 @@
 // The launcher options from the command line (the sweep's bad uses are rows of
-// test_bad_input.cpp): doctor's, the dry run of a host list too long for one argument, and sweep and doctor with a
-// hostfile of 700 long names, which reaches mpirun through a file (mpirun's own complaint comes
-// back in one line, never "exit code 127").
+// test_bad_input.cpp): doctor's, the dry run of a host list too long for one argument, and sweep
+// and doctor with a hostfile of 700 long names, which reaches mpirun through a file (mpirun's own
+// complaint comes back in one line, never "exit code 127").
 #include <cstdlib>
 #include <fstream>
 #include <string>

@@ -78,7 +78,8 @@ TEST_CASE("mpirun as root without consent: exit 4, one line with the fix, no poi
 
 TEST_CASE("a launch that cannot place its ranks stops the sweep: one line, the rest skipped") {
   // Each task sees the fake GPU of its local rank, and there is one: rank 1 sees none.
-  const std::string env = mpi_env() + " MGBENCH_TEST_FAKE_DEVICES=1 MGBENCH_TEST_FAKE_GPU_PER_TASK=1";
+  const std::string env =
+      mpi_env() + " MGBENCH_TEST_FAKE_DEVICES=1 MGBENCH_TEST_FAKE_GPU_PER_TASK=1";
   const auto s = sweep(env, "--hosts localhost:2 --gpus 1,2 --param behavior=ok,brief");
   INFO(s.err);
   CHECK(s.exit_code == 4);
@@ -111,7 +112,8 @@ TEST_CASE("an orchestrator that sees no GPU sweeps through ranks that do") {
 }
 
 TEST_CASE("ranks that each see one GPU take it by identity, and the leader samples it by bus id") {
-  const std::string env = mpi_env() + " MGBENCH_TEST_FAKE_DEVICES=2 MGBENCH_TEST_FAKE_GPU_PER_TASK=1";
+  const std::string env =
+      mpi_env() + " MGBENCH_TEST_FAKE_DEVICES=2 MGBENCH_TEST_FAKE_GPU_PER_TASK=1";
   const auto s = sweep(env, "--hosts localhost:2 --gpus 1,2",
                        " --no-history --no-report --skip-doctor --no-telemetry");
   INFO(s.err);

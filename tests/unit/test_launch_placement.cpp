@@ -218,7 +218,8 @@ TEST_CASE("a launch that never started is one line: the cause and the fix") {
                             "There are not enough slots available in the system")
             .find("--oversubscribe") != std::string::npos);
   const std::string other =
-      launch_failure_line(Launcher::srun, "exit code 1", "-----\n\n  srun: error: Invalid node name\nmore\n");
+      launch_failure_line(Launcher::srun, "exit code 1",
+                          "-----\n\n  srun: error: Invalid node name\nmore\n");
   CHECK(other == "srun failed before any rank started (exit code 1): srun: error: Invalid node "
                  "name (-v shows all it printed)");
   CHECK(launch_failure_line(Launcher::srun, "exit code 1", "") ==
@@ -274,7 +275,8 @@ TEST_CASE("ranks that see the same GPUs take the plan's; ranks that see their ow
   };
   CHECK(refused({facts(0, 0, "n", {"A", "B"}), facts(1, 1, "n", {"A"})}, {0, 1}, "would share"));
   CHECK(refused({facts(0, 0, "n", {"A"}), facts(1, 1, "n", {"A"})}, {0, 1}, "GPU 1 of its place"));
-  CHECK(refused({facts(0, 0, "n", {"A"}), facts(1, 1, "n", {})}, {0, 1}, "rank 1 on h-n sees no GPU"));
+  CHECK(refused({facts(0, 0, "n", {"A"}), facts(1, 1, "n", {})}, {0, 1},
+                "rank 1 on h-n sees no GPU"));
   CHECK(refused({facts(0, 0, "n", {"A", "B"})}, {2}, "GPU 2 of its place is not among them"));
   CHECK(refused({facts(0, 0, "n", {"A", "B"}), facts(1, 1, "n", {"A", "B"})}, {0},
                 "local rank 1, but its node has 1 GPU(s)"));

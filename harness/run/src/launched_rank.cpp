@@ -43,7 +43,9 @@ RankFacts my_facts(const LaunchedGroup& group, const RankStart& start) {
   mine.host = group.host();
   mine.node = node_identity(test_node(group.rank()));
   mine.gpus = start.gpus;
-  for (const auto& bus : mine.gpus) mine.gpu_cpus.push_back(fake_gpus() ? "" : gpu_local_cpulist(bus));
+  for (const auto& bus : mine.gpus) {
+    mine.gpu_cpus.push_back(fake_gpus() ? "" : gpu_local_cpulist(bus));
+  }
   mine.device_before_mpi = start.device;
   mine.cpus = format_cpu_list(current_thread_cpus());
   return mine;
@@ -82,9 +84,9 @@ RankPlace place_rank(LaunchedGroup& group, const GroupSpec& spec, const RankStar
   std::string bus;
   for (const auto& f : all) {
     const auto& node = by_node[f.node];
-    const auto at = static_cast<std::size_t>(
-        std::find_if(node.begin(), node.end(), [&](const RankFacts& r) { return r.rank == f.rank; }) -
-        node.begin());
+    const auto it = std::find_if(node.begin(), node.end(),
+                                 [&](const RankFacts& r) { return r.rank == f.rank; });
+    const auto at = static_cast<std::size_t>(it - node.begin());
     const NodeDevices& d = mapped[f.node];
     per_task = per_task || d.per_task;
     devices.push_back(d.bus_ids.at(at));

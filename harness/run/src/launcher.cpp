@@ -287,7 +287,9 @@ std::vector<std::string> launch_prefix(const LaunchOptions& options, const Place
 std::vector<std::string> worker_arguments(Launcher launcher, const std::vector<int>& devices) {
   if (launcher == Launcher::local) return {"worker", "--result-fd", "3"};
   std::vector<std::string> args{"worker", "--mpi"};
-  if (!devices.empty()) args.insert(args.end(), {"--devices", fmt::format("{}", fmt::join(devices, ","))});
+  if (!devices.empty()) {
+    args.insert(args.end(), {"--devices", fmt::format("{}", fmt::join(devices, ","))});
+  }
   return args;
 }
 

@@ -237,6 +237,7 @@ void Orchestrator::record(const PointResult& reported, bool quiet) {
     journal_error_ = journal_->error();
     logging::error("{}: no further group is started", journal_error_);
   }
+  if (quiet) return;  // a point not run after a launch that did not start: said once, later
   const std::string figure = headline_figure(point);
   if (point.status == Status::ok && !figure.empty()) last_figure_ = figure;
   if (!tty_ && options_.verbosity >= 0) {
@@ -247,7 +248,6 @@ void Orchestrator::record(const PointResult& reported, bool quiet) {
                         eta_s(), ""};
     std::fprintf(stderr, "%s\n", progress_line(state).c_str());
   }
-  if (quiet) return;
   if (point.status != Status::ok) {
     logging::warn("{} [{}] {} on {} GPU(s): {}{}", point.workload, describe_params(point.params),
                   to_string(point.status), point.gpus, point.message,
@@ -394,7 +394,9 @@ void Orchestrator::stop_for_launch(const PlannedGroup& group,
                                    const std::vector<PlannedPoint>& points,
                                    const std::string& why) {
   launch_error_ = why;
-  for (const auto& p : points) record(unfinished_point(group, p, Status::skipped, "not run: " + why), true);
+  for (const auto& p : points) {
+    record(unfinished_point(group, p, Status::skipped, "not run: " + why), true);
+  }
 }
 
 std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,

@@ -285,7 +285,8 @@ int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
   if (!orchestrator.launch_error().empty()) {
     // A launch did not start: the sweep stopped there (one line; --resume continues it).
     logging::error("{}", orchestrator.launch_error());
-    if (code != static_cast<int>(ExitCode::interrupted)) return static_cast<int>(ExitCode::environment);
+    const int interrupted = static_cast<int>(ExitCode::interrupted);
+    return code == interrupted ? code : static_cast<int>(ExitCode::environment);
   }
   if (journal_closed && orchestrator.journal_error().empty()) return code;
   // The journal could not be written: results.json holds what ran; exit 4 (one line logged).
