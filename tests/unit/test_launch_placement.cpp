@@ -17,6 +17,7 @@
 #include "mgbench/run/launch_probe.hpp"
 #include "mgbench/run/launcher.hpp"
 #include "mgbench/run/rank_placement.hpp"
+#include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 #include "support.hpp"
 
@@ -318,6 +319,14 @@ TEST_CASE("a rank selects its GPU before MPI starts, from its launcher's local r
                         {"OMPI_COMM_WORLD_LOCAL_RANK", "5"}};
     CHECK(launcher_local_rank() == 1);  // the hook's nodes of two ranks
   }
+}
+
+TEST_CASE("a node leader finds its node's GPUs by the bus ids their ranks reported") {
+  const BusIdResolver by_place = bus_ids_by_place({4, 5}, {"0000:19:00.0", "0000:3B:00.0"});
+  CHECK(by_place(4) == "0000:19:00.0");
+  CHECK(by_place(5) == "0000:3B:00.0");
+  CHECK(by_place(0).empty());  // not a device of the plan: no GPU rather than the wrong one
+  CHECK(bus_ids_by_place({0, 1}, {"A"})(1).empty());
 }
 
 TEST_CASE("rank 0's notes: a rank on one CPU, CPUs far from the GPU, one machine twice") {

@@ -37,16 +37,10 @@ void execute_group(const GroupSpec& spec, PointSink& sink, ProcessGroup* process
   // gathers the nodes' telemetry to rank 0 at the end of each point), found by bus id: with
   // per-task GPU binding the leader's CUDA does not see its node's other GPUs.
   if (spec.settings.telemetry && (processes == nullptr || processes->local_rank() == 0)) {
-    BusIdResolver by_rank;
-    if (!node_bus_ids.empty()) {
-      by_rank = [&spec, node_bus_ids](int device) -> std::string {
-        for (std::size_t r = 0; r < spec.devices.size() && r < node_bus_ids.size(); ++r) {
-          if (spec.devices[r] == device) return node_bus_ids[r];
-        }
-        return "";
-      };
-    }
-    observer = make_node_observer(spec.settings, spec.devices, std::move(by_rank));
+    observer = make_node_observer(spec.settings, spec.devices,
+                                  node_bus_ids.empty()
+                                      ? BusIdResolver()
+                                      : bus_ids_by_place(spec.devices, node_bus_ids));
   }
   GroupContext ctx{spec, sink, observer.get(), processes};
   workload->run()(ctx);
@@ -95,6 +89,16 @@ Json fake_environment(const DeviceInventory& inventory) {
   return env;
 }
 }  // namespace
+
+BusIdResolver bus_ids_by_place(const std::vector<int>& devices,
+                               const std::vector<std::string>& bus_ids) {
+  return [devices, bus_ids](int device) -> std::string {
+    for (std::size_t r = 0; r < devices.size() && r < bus_ids.size(); ++r) {
+      if (devices[r] == device) return bus_ids[r];
+    }
+    return "";
+  };
+}
 
 std::vector<std::string> visible_gpus() {
   if (!fake_device_count()) return visible_gpu_bus_ids();

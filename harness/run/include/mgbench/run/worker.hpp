@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mgbench/model/group.hpp"
+#include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench {
 
@@ -13,6 +14,12 @@ namespace mgbench {
 // Throws for errors that make the process unusable; what finished was already reported.
 void execute_group(const GroupSpec& spec, PointSink& sink, ProcessGroup* processes = nullptr,
                    const std::vector<std::string>& node_bus_ids = {});
+
+// The GPU of each device of a node's plan, `devices[r]` -> `bus_ids[r]` (local rank r's GPU as
+// its rank reported it; "" for a device not in the plan): how a node leader finds its node's
+// GPUs in NVML whatever its own CUDA sees.
+BusIdResolver bus_ids_by_place(const std::vector<int>& devices,
+                               const std::vector<std::string>& bus_ids);
 
 // The PCI bus ids of the GPUs this process sees, in CUDA order: the fake GPUs under the test
 // hook (under MGBENCH_TEST_FAKE_GPU_PER_TASK only the one of its launcher's local rank). Creates
