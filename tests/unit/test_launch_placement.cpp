@@ -129,7 +129,7 @@ TEST_CASE("mpirun forwards a documented set of variables, the user's names, neve
   CHECK_NOTHROW(check_forward_name("PFX_*"));
 }
 
-TEST_CASE("--launcher-arg words follow mgbench's own; srun binds no CPU of its own") {
+TEST_CASE("the words of --launcher-arg follow mgbench's own, and srun binds no CPU of its own") {
   LaunchOptions l;
   l.launcher = Launcher::mpirun;
   l.launcher_args = {"--allow-run-as-root", "--mca", "btl", "tcp,self"};
@@ -246,7 +246,7 @@ TEST_CASE("the device probe of a launched sweep is one rank on each known node")
   CHECK(probe_placement(s).nodes == 4);
 }
 
-TEST_CASE("ranks that see the same GPUs take the plan's; ranks that see their own take theirs") {
+TEST_CASE("ranks that see the same GPUs take the plan's, ranks that see their own take theirs") {
   const auto same = map_node_devices(
       {facts(0, 0, "n", {"A", "B"}), facts(1, 1, "n", {"A", "B"})}, {0, 1});
   CHECK(same.ordinals == std::vector<int>{0, 1});

@@ -124,7 +124,7 @@ ProbeResult probe(Isolation isolation, bool doctor) {
   } else {
     bool got = false;
     const auto outcome = run_worker(
-        Json{{"mode", "probe"}, {"doctor", doctor}}, 120.0,
+        Json{{"mode", "probe"}, {"doctor", doctor}}, kProbeTimeoutSeconds,
         [&](const WorkerMessage& m) {
           if (m.kind == WorkerMessageKind::probe) {
             body = m.body;

@@ -1,7 +1,6 @@
 // `mgbench sweep` once its options are parsed: probe, plan, run every group through the
 // orchestrator, then the end of the sweep: derived tables, files, sinks, exit code.
 
-#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -192,8 +191,8 @@ TopologyLabels topology_of(const ProbeResult& probed) {
 ProbeResult probe_for_sweep(SweepOptions& options) {
   const bool doctor = !options.skip_doctor && !options.dry_run;
   if (options.launch.launcher == Launcher::local) return probe(options.isolation, doctor);
-  ProbeResult probed = probe_launched(options.launch, doctor,
-                                     std::min(120.0, options.settings.group_timeout_s));
+  // As long as a local probe may take: not --group-timeout, which can be seconds.
+  ProbeResult probed = probe_launched(options.launch, doctor, kProbeTimeoutSeconds);
   std::vector<std::string> warnings;
   options.launch.hosts = distinct_hosts(options.launch.hosts, probed.nodes, &warnings);
   for (const auto& w : warnings) logging::warn("{}", w);

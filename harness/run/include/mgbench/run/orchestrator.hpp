@@ -25,6 +25,8 @@ struct ProbeResult {
   std::vector<NodeReport> nodes;  // a launched probe: every node's report (rank order)
 };
 
+// How long a device probe (a worker, or a launch of one rank per node) may take.
+inline constexpr double kProbeTimeoutSeconds = 120.0;
 // Runs `mgbench worker` in probe mode (or in-process). Throws EnvironmentError.
 ProbeResult probe(Isolation isolation, bool doctor);
 // A probe worker's `probe` message as a ProbeResult.
