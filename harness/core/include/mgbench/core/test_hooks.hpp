@@ -36,6 +36,13 @@ inline constexpr const char* kFakeTelemetry = "MGBENCH_TEST_FAKE_TELEMETRY";
 // "1": enabling peer access fails for every group of two or more ranks, as on a VM whose IOMMU
 // or ACS setting blocks peer-to-peer although cudaDeviceCanAccessPeer says yes.
 inline constexpr const char* kPeerAccessFail = "MGBENCH_TEST_PEER_ACCESS_FAIL";
+// `mgbench accept` in tests: "ok", or STAGE=BEHAVIOR items (communication, scaling, soak)
+// separated by commas: every measuring stage runs the selftest workload, with that behaviour
+// (ok where none is named), in place of the stage's workloads.
+inline constexpr const char* kAcceptLoad = "MGBENCH_TEST_ACCEPT_LOAD";
+// FILE: `mgbench accept` takes the doctor's checks from FILE (doctor --json's shape) instead of
+// running `mgbench doctor --json`.
+inline constexpr const char* kAcceptDoctor = "MGBENCH_TEST_ACCEPT_DOCTOR";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 
