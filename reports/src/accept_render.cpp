@@ -22,8 +22,12 @@ class Words {
   std::string operator()(const std::string& key, const std::vector<std::string>& args = {}) const {
     return accept_format(lang_, key, args);
   }
-  std::string operator()(const AcceptText& t) const { return t.empty() ? "" : accept_format(lang_, t); }
-  std::string status(AcceptStatus s) const { return (*this)(std::string("status.") + to_string(s)); }
+  std::string operator()(const AcceptText& t) const {
+    return t.empty() ? "" : accept_format(lang_, t);
+  }
+  std::string status(AcceptStatus s) const {
+    return (*this)(std::string("status.") + to_string(s));
+  }
   std::string title(const AcceptItem& i) const { return (*this)("item." + i.id, {i.subject}); }
   std::string line(const AcceptItem& i) const {
     return (*this)("ui.line", {title(i), (*this)(i.measured), (*this)(i.criterion)});
@@ -52,7 +56,8 @@ std::string summary_line(const Words& w, const AcceptResult& r) {
 }
 
 std::string stopped_line(const Words& w, const AcceptResult& r) {
-  return r.stopped_after.empty() ? "" : w("ui.stopped", {w.stage(r.stopped_after), w(r.stop_reason)});
+  return r.stopped_after.empty() ? ""
+                                 : w("ui.stopped", {w.stage(r.stopped_after), w(r.stop_reason)});
 }
 
 // A detail as one line: "subject: recorded" and its cause and next step.
@@ -79,14 +84,14 @@ Table stages_table(const Words& w, const AcceptResult& r) {
   t.column(w("col.note"));
   for (const auto& s : r.stages) {
     const RowTone tone = s.state == "could_not_run" || s.state == "interrupted" ? RowTone::bad
-                         : s.state == "ran"                                      ? RowTone::normal
-                                                                                 : RowTone::warn;
-    const std::string note = !s.note.empty() ? w(s.note)
+                         : s.state == "ran"                                     ? RowTone::normal
+                                                                                : RowTone::warn;
+    const std::string note = !s.note.empty()     ? w(s.note)
                              : s.results.empty() ? ""
                                                  : w("ui.results", {s.results + "/report.html"});
-    t.add_row({w.stage(s.id), w("state." + s.state), s.wall_s > 0 ? format_seconds(s.wall_s) : "",
-               note},
-              tone);
+    t.add_row(
+        {w.stage(s.id), w("state." + s.state), s.wall_s > 0 ? format_seconds(s.wall_s) : "", note},
+        tone);
   }
   return t;
 }
@@ -167,8 +172,8 @@ std::string render_accept_markdown(const RunResult& run, Lang lang) {
   const Words w(lang);
   std::ostringstream out;
   out << "# " << escape_markdown(w("ui.title", {run.host})) << "\n\n";
-  out << "**" << escape_markdown(verdict_line(w, r)) << "**\n\n" << escape_markdown(summary_line(w, r))
-      << "\n\n";
+  out << "**" << escape_markdown(verdict_line(w, r)) << "**\n\n"
+      << escape_markdown(summary_line(w, r)) << "\n\n";
   if (!r.stopped_after.empty()) out << escape_markdown(stopped_line(w, r)) << "\n\n";
   out << "## " << w("ui.checklist") << "\n";
   for (std::size_t k = 0; k < r.items.size(); ++k) {
@@ -238,8 +243,8 @@ std::string render_accept_html(const RunResult& run, Lang lang) {
                        "\"><strong>" + escape_html(verdict_line(w, r)) + "</strong></p>\n<p>" +
                        escape_html(summary_line(w, r)) + "</p>\n";
   if (!r.stopped_after.empty()) answer += "<p>" + escape_html(stopped_line(w, r)) + "</p>\n";
-  answer += html_checklist(w, r) + "<p class=\"caption\">" + escape_html(w("ui.quoted_note")) +
-            "</p>\n";
+  answer +=
+      html_checklist(w, r) + "<p class=\"caption\">" + escape_html(w("ui.quoted_note")) + "</p>\n";
   out += html_section("checklist", w("ui.checklist"), answer);
   out += html_section("stages", w("ui.stages"), render_html(stages_table(w, r), 0));
   Table figures = figures_table(w, r);
@@ -250,8 +255,8 @@ std::string render_accept_html(const RunResult& run, Lang lang) {
   for (const auto& s : r.stages) {
     if (s.state != "ran" || s.results.empty()) continue;
     const std::string href = escape_html(s.results + "/report.html");
-    links += "<li><a href=\"" + href + "\">" + escape_html(w.stage(s.id)) + "</a>: " + href +
-             "</li>";
+    links +=
+        "<li><a href=\"" + href + "\">" + escape_html(w.stage(s.id)) + "</a>: " + href + "</li>";
   }
   if (!links.empty()) {
     out += html_section("stage-reports", w("ui.stage_reports"), "<ul>" + links + "</ul>\n");

@@ -1,7 +1,8 @@
 // `mgbench accept` end to end on the CPU: fake devices, the selftest workload in every measuring
-// stage (MGBENCH_TEST_ACCEPT_LOAD) and the doctor's checks from a file (MGBENCH_TEST_ACCEPT_DOCTOR),
-// docs/TESTING-HOOKS.md. The stage order, the early stops, the criteria file, the verdict and its
-// exit codes, both languages and the saved result rendered again.
+// stage (MGBENCH_TEST_ACCEPT_LOAD) and the doctor's checks from a file
+// (MGBENCH_TEST_ACCEPT_DOCTOR), docs/TESTING-HOOKS.md. The stage order, the early stops, the
+// criteria file, the verdict and its exit codes, both languages and the saved result rendered
+// again.
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,8 +26,9 @@ void write(const std::string& path, const std::string& text) { std::ofstream(pat
 std::string doctor_file(const std::string& dir, const std::string& failing = "") {
   std::string checks = R"({"name":"nvml","status":"pass","finding":"NVML loaded","next_step":""})";
   if (!failing.empty()) {
-    checks += R"(,{"name":")" + failing +
-              R"(","status":"fail","finding":"GPU 1 power limit 300 W, default 700 W","next_step":"x"})";
+    checks +=
+        R"(,{"name":")" + failing +
+        R"(","status":"fail","finding":"GPU 1 power limit 300 W, default 700 W","next_step":"x"})";
   }
   const std::string path = dir + "/doctor.json";
   write(path, R"({"checks":[)" + checks + "]}");
@@ -50,7 +52,8 @@ void check_schema(const std::string& path) {
   }
   const std::string cmd = "/usr/bin/python3 \"" MGBENCH_SOURCE_DIR
                           "/scripts/validate_results.py\" \"" MGBENCH_SOURCE_DIR
-                          "/harness/schema/results.schema.json\" \"" + path + "\" >/dev/null";
+                          "/harness/schema/results.schema.json\" \"" +
+                          path + "\" >/dev/null";
   CHECK(std::system(cmd.c_str()) == 0);
 }
 
@@ -62,7 +65,8 @@ TEST_CASE("accept: the four stages in order, a ready verdict (exit 0), both repo
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // The stages ran in order, each logged before the next.
-  const auto s1 = r.err.find("stage 1/4, configuration"), s2 = r.err.find("stage 2/4, communication");
+  const auto s1 = r.err.find("stage 1/4, configuration"),
+             s2 = r.err.find("stage 2/4, communication");
   const auto s3 = r.err.find("stage 3/4, scaling"), s4 = r.err.find("stage 4/4, soak");
   CHECK(s1 < s2);
   CHECK(s2 < s3);
@@ -81,13 +85,18 @@ TEST_CASE("accept: the four stages in order, a ready verdict (exit 0), both repo
   CHECK(result.items.front().id == "doctor");
   CHECK(result.items.back().stage == "soak");
   // The answer closes the console: the verdict, then one line per item.
-  CHECK(r.out.find("READY: this server meets every acceptance criterion.") < r.out.find("Checklist:"));
+  CHECK(r.out.find("READY: this server meets every acceptance criterion.") <
+        r.out.find("Checklist:"));
   CHECK(r.out.find("PASS  Configuration: the doctor's checks") > r.out.find("Checklist:"));
   CHECK(r.out.find("Criteria used: the built-in defaults") != std::string::npos);
   const std::string html = read_text(out + "/report.html");
   CHECK(html.find("<h2>Checklist</h2>") < html.find("<h2>Stages</h2>"));
   CHECK(read_text(out + "/report.md").find("## Checklist") != std::string::npos);
   check_schema(out + "/results.json");
+  // `mgbench report` renders an accept run as its own report, never as an empty sweep's.
+  const auto rep = run_mgbench("report " + out + "/results.json -o " + dir + "/r.html");
+  CHECK(rep.exit_code == 0);
+  CHECK(read_text(dir + "/r.html").find("<h2>Checklist</h2>") != std::string::npos);
   // The same directory again needs --force.
   const auto again = run_mgbench("accept --out " + out + kFlags, env_of(doctor_file(dir)));
   CHECK(again.exit_code == 2);
@@ -97,8 +106,8 @@ TEST_CASE("accept: the four stages in order, a ready verdict (exit 0), both repo
 
 TEST_CASE("accept: communication that fails stops the run before the other stages (exit 1)") {
   const std::string dir = mgbench::test::temp_dir("accept-comm"), out = dir + "/out";
-  const auto r = run_mgbench("accept --out " + out + kFlags,
-                             env_of(doctor_file(dir), "communication=wrong"));
+  const auto r =
+      run_mgbench("accept --out " + out + kFlags, env_of(doctor_file(dir), "communication=wrong"));
   INFO(r.err);
   CHECK(r.exit_code == 1);
   const auto result = accept_in(out);
@@ -109,8 +118,9 @@ TEST_CASE("accept: communication that fails stops the run before the other stage
   CHECK(result.stages[3].state == "not_run");
   CHECK_FALSE(std::filesystem::exists(out + "/scaling"));
   CHECK(r.out.find("Stopped early after the communication stage") != std::string::npos);
-  CHECK(r.out.find("FAIL  Every point of the stage ran and verified its result: 0 of 1 points ok") !=
-        std::string::npos);
+  CHECK(
+      r.out.find("FAIL  Every point of the stage ran and verified its result: 0 of 1 points ok") !=
+      std::string::npos);
   CHECK(r.out.find("wrong: selftest: deliberately wrong") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
@@ -126,8 +136,8 @@ TEST_CASE("accept: a failing configuration check stops after stage 1 with its ca
   CHECK(result.stages[1].state == "not_run");
   CHECK(r.out.find("验收未通过：1 项不合格") != std::string::npos);
   CHECK(r.out.find("失败") != std::string::npos);
-  CHECK(r.out.find("- power_limit: GPU 1 power limit 300 W, default 700 W — 原因：GPU 的功耗上限低于"
-                   "默认值") != std::string::npos);
+  CHECK(r.out.find("- power_limit: GPU 1 power limit 300 W, default 700 W — 原因：GPU "
+                   "的功耗上限低于默认值") != std::string::npos);
   CHECK(r.out.find("在“配置检查”阶段之后提前停止") != std::string::npos);
   CHECK(read_text(out + "/report.html").find("<html lang=\"zh-CN\">") != std::string::npos);
   std::filesystem::remove_all(dir);
@@ -135,8 +145,8 @@ TEST_CASE("accept: a failing configuration check stops after stage 1 with its ca
 
 TEST_CASE("accept: one GPU skips communication and scaling, --soak 0 skips the soak") {
   const std::string dir = mgbench::test::temp_dir("accept-one"), out = dir + "/out";
-  const auto r = run_mgbench("accept --soak 0 --no-history --out " + out,
-                             env_of(doctor_file(dir), "ok", 1));
+  const auto r =
+      run_mgbench("accept --soak 0 --no-history --out " + out, env_of(doctor_file(dir), "ok", 1));
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const auto result = accept_in(out);
@@ -144,10 +154,12 @@ TEST_CASE("accept: one GPU skips communication and scaling, --soak 0 skips the s
   CHECK(result.stages[1].note.key == "stage.one_gpu");
   CHECK(result.stages[2].state == "ran");
   CHECK(result.stages[3].state == "skipped");
-  CHECK(r.out.find("N/A   selftest scaling efficiency at all GPUs: one GPU: no scaling to measure") !=
-        std::string::npos);
+  CHECK(
+      r.out.find("N/A   selftest scaling efficiency at all GPUs: one GPU: no scaling to measure") !=
+      std::string::npos);
   // The saved result renders again, in Chinese, with the same verdict (exit 0).
-  const auto zh = run_mgbench("accept --from " + out + "/results.json --lang zh --out " + dir + "/zh");
+  const auto zh =
+      run_mgbench("accept --from " + out + "/results.json --lang zh --out " + dir + "/zh");
   INFO(zh.err);
   CHECK(zh.exit_code == 0);
   CHECK(zh.out.find("验收通过：本服务器满足全部验收标准。") != std::string::npos);

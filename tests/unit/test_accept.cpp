@@ -92,11 +92,16 @@ Json soak_section(bool stable, double degradation, int xids, const std::string& 
   }
   return Json{{"windows", Json::array({Json::object(), Json::object(), Json::object()})},
               {"measured_s", 120.0},
-              {"health", {{"monitor", monitor}, {"events", events},
-                          {"new_uncorrected_ecc", false}, {"row_remap_trouble", false}}},
-              {"analysis", {{"stable", stable}, {"time_to_steady_s", 20.0},
-                            {"degradation", degradation},
-                            {"reasons", stable ? Json::array() : Json::array({"degradation"})}}}};
+              {"health",
+               {{"monitor", monitor},
+                {"events", events},
+                {"new_uncorrected_ecc", false},
+                {"row_remap_trouble", false}}},
+              {"analysis",
+               {{"stable", stable},
+                {"time_to_steady_s", 20.0},
+                {"degradation", degradation},
+                {"reasons", stable ? Json::array() : Json::array({"degradation"})}}}};
 }
 
 }  // namespace
@@ -113,29 +118,29 @@ TEST_CASE("accept criteria: the defaults, in the documented order and file form"
 
 TEST_CASE("accept criteria: a file sets what it names, comments and blank lines aside") {
   const auto c = parse_accept_criteria(
-      "# stricter\n\ngemm_scaling_min = 95 %   # 8 GPUs on NVLink\ndoctor_warnings=fail\n"
-      "p2p_pair_min = 0%\nsoak_degradation_max = 100 %\n",
+      "# stricter\n\ngemm_scaling_min = 95 %   # 8 GPUs on "
+      "NVLink\ndoctor_warnings=fail\np2p_pair_min = 0%\nsoak_degradation_max = 100 %\n",
       "crit.txt");
   CHECK(c.gemm_scaling_min == Approx(0.95));
   CHECK(c.doctor_warnings == Severity::fail);
-  CHECK(c.p2p_pair_min == 0.0);              // the lower bound is allowed
+  CHECK(c.p2p_pair_min == 0.0);                  // the lower bound is allowed
   CHECK(c.soak_degradation_max == Approx(1.0));  // and the upper one
-  CHECK(c.train_scaling_min == Approx(0.80));  // not named: the default
+  CHECK(c.train_scaling_min == Approx(0.80));    // not named: the default
   CHECK(c.below_expected_range == Severity::fail);
 }
 
 TEST_CASE("accept criteria: a bad line is refused with its number") {
-  CHECK(usage_error("gemm_scaling_min = 90 %\n\nfoo = 1 %\n").find("crit.txt line 3: unknown "
-                                                                    "criterion 'foo'") == 0);
+  CHECK(usage_error("gemm_scaling_min = 90 %\n\nfoo = 1 %\n")
+            .find("crit.txt line 3: unknown criterion 'foo'") == 0);
   CHECK(usage_error("# c\ngemm_scaling_min 90 %\n").find("crit.txt line 2: expected") == 0);
-  CHECK(usage_error("gemm_scaling_min = 0.9\n").find("line 1: gemm_scaling_min = '0.9': expected "
-                                                     "a percentage") != std::string::npos);
+  CHECK(usage_error("gemm_scaling_min = 0.9\n")
+            .find("line 1: gemm_scaling_min = '0.9': expected a percentage") != std::string::npos);
   CHECK(usage_error("gemm_scaling_min = 100.5 %\n").find("line 1") != std::string::npos);
   CHECK(usage_error("gemm_scaling_min = -1 %\n").find("line 1") != std::string::npos);
-  CHECK(usage_error("throttling = maybe\n").find("line 1: throttling = 'maybe': expected warn or "
-                                                 "fail") != std::string::npos);
-  CHECK(usage_error("throttling = warn\nthrottling = fail\n").find("line 2: throttling is given "
-                                                                  "twice") != std::string::npos);
+  CHECK(usage_error("throttling = maybe\n")
+            .find("line 1: throttling = 'maybe': expected warn or fail") != std::string::npos);
+  CHECK(usage_error("throttling = warn\nthrottling = fail\n")
+            .find("line 2: throttling is given twice") != std::string::npos);
   CHECK(usage_error("gemm_scaling_min = 9x0 %\n").find("line 1") != std::string::npos);
   CHECK(usage_error("= 5 %\n").find("line 1: unknown criterion ''") != std::string::npos);
   CHECK_THROWS_AS(read_accept_criteria("/nonexistent/crit.txt"), UsageError);
@@ -152,15 +157,17 @@ TEST_CASE("accept criteria: JSON keeps every value") {
   CHECK_THROWS_AS(Json({{"gemm_scaling_min", 1.5}}).get<AcceptCriteria>(), UsageError);
 }
 
-TEST_CASE("accept configuration: the doctor's fails fail, its warnings warn unless the criteria "
-          "say fail") {
+TEST_CASE(
+    "accept configuration: the doctor's fails fail, its warnings warn unless the criteria say "
+    "fail") {
   const Json clean = doctor_of({check("nvml", "pass"), check("mig", "skip")});
   const AcceptItem ok = judge_configuration(clean, AcceptCriteria{});
   CHECK(ok.status == AcceptStatus::pass);
   CHECK(ok.measured.args == std::vector<std::string>{"1", "0", "0", "1"});
   CHECK(ok.details.empty());
 
-  const Json warned = doctor_of({check("nvml", "pass"), check("power_limit", "warn", "GPU 3 at 500 W")});
+  const Json warned =
+      doctor_of({check("nvml", "pass"), check("power_limit", "warn", "GPU 3 at 500 W")});
   const AcceptItem w = judge_configuration(warned, AcceptCriteria{});
   CHECK(w.status == AcceptStatus::warn);
   REQUIRE(w.details.size() == 1);
@@ -185,8 +192,9 @@ TEST_CASE("accept configuration: the doctor's fails fail, its warnings warn unle
 }
 
 TEST_CASE("accept runs: every point must run and verify; the first and last failures are named") {
-  RunResult run = run_with({point(0, "gemm", 1, Status::wrong), point(1, "gemm", 1, Status::ok),
-                            point(2, "gemm", 2, Status::waived), point(3, "gemm", 2, Status::timeout)});
+  RunResult run =
+      run_with({point(0, "gemm", 1, Status::wrong), point(1, "gemm", 1, Status::ok),
+                point(2, "gemm", 2, Status::waived), point(3, "gemm", 2, Status::timeout)});
   const AcceptItem item = judge_runs(run, "scaling");
   CHECK(item.status == AcceptStatus::fail);
   CHECK(item.measured.args == std::vector<std::string>{"1", "3"});  // the waived one not counted
@@ -202,7 +210,8 @@ TEST_CASE("accept runs: every point must run and verify; the first and last fail
 }
 
 TEST_CASE("accept range: the worst share against its range decides; none known is not judged") {
-  RunResult run = run_with({point(0, "gemm", 1, Status::ok, 600), point(1, "gemm", 2, Status::ok, 500)});
+  RunResult run =
+      run_with({point(0, "gemm", 1, Status::ok, 600), point(1, "gemm", 2, Status::ok, 500)});
   run.peaks.shares = {share(0, 600, 580, false), share(1, 500, 580, true)};
   const AcceptItem below = judge_range(run, "gemm", "scaling", AcceptCriteria{});
   CHECK(below.status == AcceptStatus::fail);
@@ -227,8 +236,9 @@ TEST_CASE("accept range: the worst share against its range decides; none known i
   CHECK(unknown.measured.args == std::vector<std::string>{"600", "TFLOP/s"});  // the best
 }
 
-TEST_CASE("accept scaling: efficiency at the largest GPU count against the criterion, boundary "
-          "included") {
+TEST_CASE(
+    "accept scaling: efficiency at the largest GPU count against the criterion, boundary "
+    "included") {
   RunResult run = run_with({point(0, "gemm", 1, Status::ok), point(1, "gemm", 8, Status::ok)});
   const AcceptRoles roles = {{"gemm", WorkloadCategory::compute},
                              {"train_step", WorkloadCategory::training}};
@@ -257,7 +267,8 @@ TEST_CASE("accept scaling: efficiency at the largest GPU count against the crite
 TEST_CASE("accept throttle: severe reasons count, the power cap does not") {
   PointResult capped = point(0, "gemm", 1, Status::ok), hot = point(1, "gemm", 1, Status::ok);
   capped.telemetry = {{"gpus", {{{"device", 0}, {"throttle_reasons", {"sw_power_cap"}}}}}};
-  hot.telemetry = {{"gpus", {{{"device", 1}, {"throttle_reasons", {"sw_power_cap", "hw_thermal"}}}}}};
+  hot.telemetry = {
+      {"gpus", {{{"device", 1}, {"throttle_reasons", {"sw_power_cap", "hw_thermal"}}}}}};
   RunResult run = run_with({capped});
   CHECK(judge_throttle(run, "scaling", AcceptCriteria{}).status == AcceptStatus::pass);
   run.points.push_back(hot);
@@ -275,8 +286,8 @@ TEST_CASE("accept communication: unreachable and slow pairs are named, the bound
   RunResult run;
   run.points = {point(0, "p2p", 4, Status::ok)};
   const AcceptRoles roles = {{"p2p", WorkloadCategory::peer}};
-  run.summaries["p2p"] = Json::array({pair_row(0, 1, 100), pair_row(1, 0, 100),
-                                      pair_row(0, 2, 100), pair_row(2, 3, 80)});
+  run.summaries["p2p"] = Json::array(
+      {pair_row(0, 1, 100), pair_row(1, 0, 100), pair_row(0, 2, 100), pair_row(2, 3, 80)});
   auto items = judge_communication(run, AcceptCriteria{}, roles, Json());
   CHECK(item_of(items, "peer_access").status == AcceptStatus::pass);
   CHECK(item_of(items, "p2p_pairs").status == AcceptStatus::pass);  // 80 / 100 = the criterion
@@ -318,8 +329,7 @@ TEST_CASE("accept soak: the verdict, degradation at its boundary and health even
   auto items = judge_soak(run, AcceptCriteria{});
   REQUIRE(items.size() == 3);
   CHECK(item_of(items, "soak_stable").status == AcceptStatus::pass);
-  CHECK(item_of(items, "soak_stable").measured.args ==
-        std::vector<std::string>{"3", "120", "20"});
+  CHECK(item_of(items, "soak_stable").measured.args == std::vector<std::string>{"3", "120", "20"});
   CHECK(item_of(items, "soak_degradation").status == AcceptStatus::pass);  // 3 % <= 3 %
   CHECK(item_of(items, "soak_health").status == AcceptStatus::pass);
 
@@ -379,7 +389,8 @@ TEST_CASE("accept result: the JSON section round-trips") {
   item.subject = "gemm";
   item.status = AcceptStatus::fail;
   item.measured = AcceptText{"measured.value", {"500", "TFLOP/s"}};
-  item.details.push_back(AcceptDetail{AcceptStatus::fail, "s", "r", AcceptText{"cause.xid", {}}, {}});
+  item.details.push_back(
+      AcceptDetail{AcceptStatus::fail, "s", "r", AcceptText{"cause.xid", {}}, {}});
   r.items = {item};
   AcceptFigure f;
   f.workload = "gemm";

@@ -104,7 +104,8 @@ std::set<std::string> keys_used() {
   RunResult run;
   add(judge_runs(run, "scaling"));
   add(judge_throttle(run, "scaling", {}));
-  for (const auto& i : judge_communication(run, {}, {{"p2p", WorkloadCategory::peer}}, Json())) add(i);
+  for (const auto& i : judge_communication(run, {}, {{"p2p", WorkloadCategory::peer}}, Json()))
+    add(i);
   for (const auto& i : judge_scaling(run, {}, {{"gemm", WorkloadCategory::compute}})) add(i);
   for (const auto& i : judge_soak(run, {})) add(i);
   return keys;
@@ -131,8 +132,8 @@ TEST_CASE("accept text: every English phrase has a Chinese one with the same pla
   }
 }
 
-TEST_CASE("accept text: the checklist's keys, stages, states and the doctor's checks are in the "
-          "table") {
+TEST_CASE(
+    "accept text: the checklist's keys, stages, states and the doctor's checks are in the table") {
   const auto en = table_of(Lang::en);
   for (const auto& key : keys_used()) {
     INFO(key);
@@ -173,8 +174,8 @@ TEST_CASE("accept text: --lang takes en or zh") {
   CHECK_THROWS_AS(reports::lang_from_string("fr"), UsageError);
 }
 
-TEST_CASE("accept render: the console ends with the verdict and the checklist, in either "
-          "language") {
+TEST_CASE(
+    "accept render: the console ends with the verdict and the checklist, in either language") {
   const RunResult run = sample_run();
   std::ostringstream en, zh;
   reports::render_accept_console(run, Lang::en, en);
@@ -183,8 +184,8 @@ TEST_CASE("accept render: the console ends with the verdict and the checklist, i
   CHECK(e.find("NOT READY: 1 item(s) fail") != std::string::npos);
   CHECK(e.find("1 pass, 0 warn, 1 fail, 1 not judged") != std::string::npos);
   CHECK(e.find("Stopped early after the communication stage") != std::string::npos);
-  CHECK(e.find("FAIL  No slow GPU pair in the p2p matrix: slowest GPU 3 -> GPU 0: 41.5 GB/s, "
-               "52.0 % of the median pair (criterion: ≥ 80.0 % of the median pair)") !=
+  CHECK(e.find("FAIL  No slow GPU pair in the p2p matrix: slowest GPU 3 -> GPU 0: 41.5 GB/s, 52.0 "
+               "% of the median pair (criterion: ≥ 80.0 % of the median pair)") !=
         std::string::npos);
   CHECK(e.find("next step: compare nvidia-smi topo -m") != std::string::npos);
   CHECK(e.find("- GPU 3 -> GPU 0: 41.5 GB/s") != std::string::npos);

@@ -10,10 +10,14 @@ namespace mgbench {
 
 const char* to_string(AcceptStatus status) {
   switch (status) {
-    case AcceptStatus::pass: return "pass";
-    case AcceptStatus::warn: return "warn";
-    case AcceptStatus::fail: return "fail";
-    case AcceptStatus::skip: break;
+    case AcceptStatus::pass:
+      return "pass";
+    case AcceptStatus::warn:
+      return "warn";
+    case AcceptStatus::fail:
+      return "fail";
+    case AcceptStatus::skip:
+      break;
   }
   return "skip";
 }
@@ -63,8 +67,10 @@ AcceptText text_from(const Json& j, const char* key) {
 }
 
 Json detail_json(const AcceptDetail& d) {
-  return Json{{"status", to_string(d.status)}, {"subject", d.subject},
-              {"recorded", d.recorded},        {"cause", text_or_null(d.cause)},
+  return Json{{"status", to_string(d.status)},
+              {"subject", d.subject},
+              {"recorded", d.recorded},
+              {"cause", text_or_null(d.cause)},
               {"next", text_or_null(d.next)}};
 }
 
@@ -166,7 +172,8 @@ void from_json(const Json& j, AcceptResult& r) {
   try {
     r = AcceptResult{};
     r.verdict = j.at("verdict").get<std::string>();
-    if (!j.at("stopped_after").is_null()) r.stopped_after = j.at("stopped_after").get<std::string>();
+    if (!j.at("stopped_after").is_null())
+      r.stopped_after = j.at("stopped_after").get<std::string>();
     r.stop_reason = text_from(j, "stop_reason");
     r.devices = j.at("devices").get<std::vector<int>>();
     r.gpu_name = j.value("gpu_name", "");
@@ -174,11 +181,10 @@ void from_json(const Json& j, AcceptResult& r) {
     r.criteria_source = j.value("criteria_source", "");
     r.criteria = j.at("criteria").get<AcceptCriteria>();
     for (const auto& s : j.at("stages")) {
-      r.stages.push_back(AcceptStage{s.at("id").get<std::string>(),
-                                     s.at("state").get<std::string>(), text_from(s, "note"),
-                                     s.value("results", ""),
-                                     s.value("workloads", std::vector<std::string>{}),
-                                     s.value("wall_s", 0.0)});
+      r.stages.push_back(
+          AcceptStage{s.at("id").get<std::string>(), s.at("state").get<std::string>(),
+                      text_from(s, "note"), s.value("results", ""),
+                      s.value("workloads", std::vector<std::string>{}), s.value("wall_s", 0.0)});
     }
     for (const auto& i : j.at("items")) r.items.push_back(item_from(i));
     for (const auto& f : j.value("figures", Json::array())) r.figures.push_back(figure_from(f));

@@ -133,8 +133,8 @@ AcceptCriteria parse_accept_criteria(const std::string& text, const std::string&
     const std::string value = trim(content.substr(eq + 1));
     const Criterion* criterion = find_criterion(name);
     if (criterion == nullptr) {
-      throw UsageError(where + "unknown criterion '" + one_line(name) + "' (known: " +
-                       known_names() + ")");
+      throw UsageError(where + "unknown criterion '" + one_line(name) +
+                       "' (known: " + known_names() + ")");
     }
     if (!seen.insert(name).second) throw UsageError(where + name + " is given twice");
     try {

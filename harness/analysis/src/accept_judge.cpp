@@ -101,8 +101,8 @@ AcceptItem judge_configuration(const Json& doctor, const AcceptCriteria& c) {
   AcceptItem item;
   item.id = "doctor";
   item.stage = "configuration";
-  item.criterion = text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict"
-                                                            : "criterion.doctor");
+  item.criterion =
+      text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict" : "criterion.doctor");
   const Json checks = doctor.is_object() ? doctor.value("checks", Json::array()) : Json();
   if (!checks.is_array() || checks.empty()) {
     item.status = AcceptStatus::fail;
@@ -189,15 +189,15 @@ AcceptItem judge_range(const RunResult& run, const std::string& workload, const 
     }
     const double value = best->metrics[headline->name].get<double>();
     const PeakShare* share = run.peaks.find(best->index, headline->name);
-    item.measured = share != nullptr && share->peak > 0
-                        ? text("measured.value_peak", {num(value), headline->unit,
-                                                       percent(share->fraction())})
-                        : text("measured.value", {num(value), headline->unit});
+    item.measured =
+        share != nullptr && share->peak > 0
+            ? text("measured.value_peak", {num(value), headline->unit, percent(share->fraction())})
+            : text("measured.value", {num(value), headline->unit});
     return item;
   }
   const std::string unit = unit_of(run, workload, worst->metric);
-  item.measured = worst->peak > 0 ? text("measured.value_peak", {num(worst->value), unit,
-                                                                 percent(worst->fraction())})
+  item.measured = worst->peak > 0 ? text("measured.value_peak",
+                                         {num(worst->value), unit, percent(worst->fraction())})
                                   : text("measured.value", {num(worst->value), unit});
   item.criterion = text("criterion.range", {num(worst->low), unit, one_line(worst->range_what)});
   item.status = worst->below ? from_severity(c.below_expected_range) : AcceptStatus::pass;
@@ -232,10 +232,10 @@ AcceptItem judge_throttle(const RunResult& run, const std::string& stage, const 
       }
       if (severe.empty()) continue;
       any = true;
-      add_detail(item, AcceptDetail{from_severity(c.throttling),
-                                    fmt::format("{}, GPU {}", accept_point_label(p),
-                                                g.value("device", -1)),
-                                    severe, AcceptText{}, AcceptText{}});
+      add_detail(item, AcceptDetail{
+                           from_severity(c.throttling),
+                           fmt::format("{}, GPU {}", accept_point_label(p), g.value("device", -1)),
+                           severe, AcceptText{}, AcceptText{}});
     }
     throttled += any;
   }

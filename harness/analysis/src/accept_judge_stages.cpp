@@ -40,8 +40,7 @@ std::vector<PairRow> pair_rows(const RunResult& run, const AcceptRoles& roles) {
       if (!r.is_object() || !r.contains("src") || !r.contains("dst")) continue;
       if (!r["src"].is_number_integer() || !r["dst"].is_number_integer()) continue;
       PairRow row{r["src"].get<int>(), r["dst"].get<int>(),
-                  r.contains("GBps") && r["GBps"].is_number() ? r["GBps"].get<double>() : 0.0,
-                  ""};
+                  r.contains("GBps") && r["GBps"].is_number() ? r["GBps"].get<double>() : 0.0, ""};
       for (const char* key : {"engine", "direction", "bytes", "measured"}) {
         if (r.contains(key)) {
           row.group += (row.group.empty() ? "" : " ") +
@@ -61,7 +60,8 @@ bool peer_access_promised(const Json& doctor) {
   const Json checks = doctor.is_object() ? doctor.value("checks", Json::array()) : Json();
   if (!checks.is_array()) return false;
   for (const Json& c : checks) {
-    if (c.is_object() && c.value("name", "") == "peer_access") return c.value("status", "") == "pass";
+    if (c.is_object() && c.value("name", "") == "peer_access")
+      return c.value("status", "") == "pass";
   }
   return false;
 }
@@ -76,7 +76,8 @@ AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& r
   item.id = "peer_access";
   item.stage = "communication";
   item.criterion = text("criterion.peer_access");
-  const AcceptStatus blocked = peer_access_promised(doctor) ? AcceptStatus::fail : AcceptStatus::warn;
+  const AcceptStatus blocked =
+      peer_access_promised(doctor) ? AcceptStatus::fail : AcceptStatus::warn;
   std::size_t waived = 0;
   for (const auto& p : run.points) {
     if (p.status != Status::waived) continue;
@@ -96,8 +97,8 @@ AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& r
     }
   }
   const bool unreached = reached.size() < pairs.size();
-  item.measured = pairs.empty() ? text("measured.points_waived", {std::to_string(waived),
-                                                                  std::to_string(run.points.size())})
+  item.measured = pairs.empty() ? text("measured.points_waived",
+                                       {std::to_string(waived), std::to_string(run.points.size())})
                                 : text("measured.pairs_reached", {std::to_string(reached.size()),
                                                                   std::to_string(pairs.size())});
   item.status = unreached ? AcceptStatus::fail : waived > 0 ? blocked : AcceptStatus::pass;
@@ -147,8 +148,9 @@ AcceptItem judge_pairs(const std::vector<PairRow>& rows, const AcceptCriteria& c
                                     AcceptText{}, AcceptText{}});
     }
   }
-  item.measured = text("measured.slowest_pair",
-                       {pair_name(*worst), fmt::format("{:.1f}", worst->gbps), percent(worst_ratio)});
+  item.measured =
+      text("measured.slowest_pair",
+           {pair_name(*worst), fmt::format("{:.1f}", worst->gbps), percent(worst_ratio)});
   item.status = worst_ratio >= c.p2p_pair_min ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::fail) {
     item.cause = text("cause.slow_pair");
@@ -174,9 +176,9 @@ AcceptItem judge_scaling_of(const RunResult& run, const std::string& workload, d
     item.measured = text("measured.one_gpu");
     return item;
   }
-  item.measured = text("measured.efficiency", {percent(worst->efficiency),
-                                               std::to_string(worst->gpus),
-                                               fmt::format("{:.2f}", worst->speedup)});
+  item.measured =
+      text("measured.efficiency", {percent(worst->efficiency), std::to_string(worst->gpus),
+                                   fmt::format("{:.2f}", worst->speedup)});
   item.status = worst->efficiency >= min ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::pass) return item;
   item.cause = text("cause.scaling_low");
@@ -283,8 +285,8 @@ AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
     item.measured = text("measured.no_health_monitor");
     return item;
   }
-  const AcceptStatus bad = c.health_events == Severity::fail ? AcceptStatus::fail
-                                                             : AcceptStatus::warn;
+  const AcceptStatus bad =
+      c.health_events == Severity::fail ? AcceptStatus::fail : AcceptStatus::warn;
   int xid = 0;
   for (const Json& e : health.value("events", Json::array())) {
     if (!e.is_object() || e.value("kind", "") != "xid") continue;
@@ -295,9 +297,10 @@ AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
   const int ecc = health.value("new_uncorrected_ecc", false) ? 1 : 0;
   const int remap = health.value("row_remap_trouble", false) ? 1 : 0;
   if (ecc) add_detail(item, AcceptDetail{bad, "ECC", "", text("cause.ecc"), AcceptText{}});
-  if (remap) add_detail(item, AcceptDetail{bad, "row remapping", "", text("cause.remap"), AcceptText{}});
-  item.measured = text("measured.health", {std::to_string(xid), std::to_string(ecc),
-                                           std::to_string(remap)});
+  if (remap)
+    add_detail(item, AcceptDetail{bad, "row remapping", "", text("cause.remap"), AcceptText{}});
+  item.measured =
+      text("measured.health", {std::to_string(xid), std::to_string(ecc), std::to_string(remap)});
   item.status = xid + ecc + remap == 0 ? AcceptStatus::pass : bad;
   if (item.status != AcceptStatus::pass) item.next = text("next.health");
   return item;

@@ -34,10 +34,9 @@ RunSinks accept_sinks(reports::Lang lang, bool colour) {
 int render_saved(const AcceptOptions& options, reports::Lang lang, bool colour) {
   const RunResult run = load_results(options.from);
   const AcceptResult result = accept_of(run);
-  const std::string dir =
-      options.out_dir.empty()
-          ? std::filesystem::absolute(options.from).parent_path().string()
-          : options.out_dir;
+  const std::string dir = options.out_dir.empty()
+                              ? std::filesystem::absolute(options.from).parent_path().string()
+                              : options.out_dir;
   for (const auto& sink : accept_sinks(lang, colour)) sink.write(run, dir);
   return accept_exit_code(result.verdict);
 }

@@ -45,11 +45,12 @@ TestLoad read_test_load() {
     if (item == "ok") continue;
     const auto eq = item.find('=');
     const std::string stage = item.substr(0, eq);
-    if (eq == std::string::npos || (stage != "communication" && stage != "scaling" &&
-                                    stage != "soak")) {
-      throw UsageError(fmt::format("{}: expected ok or STAGE=BEHAVIOR (communication, scaling, "
-                                   "soak), got '{}'",
-                                   test_hooks::kAcceptLoad, one_line(item)));
+    if (eq == std::string::npos ||
+        (stage != "communication" && stage != "scaling" && stage != "soak")) {
+      throw UsageError(
+          fmt::format("{}: expected ok or STAGE=BEHAVIOR (communication, scaling, "
+                      "soak), got '{}'",
+                      test_hooks::kAcceptLoad, one_line(item)));
     }
     out[stage] = item.substr(eq + 1);
   }
@@ -94,8 +95,8 @@ Json doctor_checks() {
   const CapturedOutput out =
       run_and_capture({self_executable(), "doctor", "--json"}, kDoctorTimeoutS, kDoctorMaxBytes);
   if (out.timed_out) {
-    throw EnvironmentError(fmt::format("the doctor did not finish within {:.0f} s",
-                                       kDoctorTimeoutS));
+    throw EnvironmentError(
+        fmt::format("the doctor did not finish within {:.0f} s", kDoctorTimeoutS));
   }
   // Exit 4 with its checks is a doctor whose check failed; without them it could not run.
   try {
@@ -115,7 +116,10 @@ class AcceptRunner {
  public:
   AcceptRunner(const AcceptOptions& o, const std::vector<std::string>& argv,
                const RunSinks& stage_sinks, std::string out_dir)
-      : o_(o), argv_(argv), stage_sinks_(stage_sinks), out_dir_(std::move(out_dir)),
+      : o_(o),
+        argv_(argv),
+        stage_sinks_(stage_sinks),
+        out_dir_(std::move(out_dir)),
         test_(read_test_load()) {}
 
   // Runs the stages in order until one stops the run; returns the result and the document.
@@ -151,8 +155,7 @@ void AcceptRunner::run_stages() {
   const std::vector<std::function<bool(AcceptStage&)>> steps = {
       [this](AcceptStage& s) { return configuration(s); },
       [this](AcceptStage& s) { return communication(s); },
-      [this](AcceptStage& s) { return scaling(s); },
-      [this](AcceptStage& s) { return soak(s); }};
+      [this](AcceptStage& s) { return scaling(s); }, [this](AcceptStage& s) { return soak(s); }};
   for (const char* id : kAcceptStages) {
     result_.stages.emplace_back();
     result_.stages.back().id = id;
@@ -193,8 +196,8 @@ bool AcceptRunner::configuration(AcceptStage& st) {
   const int visible = static_cast<int>(probed.inventory.devices.size());
   for (int d : o_.devices) {
     if (d >= visible) {
-      throw EnvironmentError(fmt::format("--gpus {} does not exist: {} CUDA device(s) visible", d,
-                                         visible));
+      throw EnvironmentError(
+          fmt::format("--gpus {} does not exist: {} CUDA device(s) visible", d, visible));
     }
   }
   devices_ = o_.devices;
@@ -304,9 +307,10 @@ void prepare_out_dir(const std::string& dir, bool force) {
   }
   if (earlier.empty()) return;
   if (!force) {
-    throw UsageError(fmt::format("{} holds an earlier run ({}): give --force to start over, or "
-                                 "another --out",
-                                 one_line(dir), one_line(earlier.front().string())));
+    throw UsageError(
+        fmt::format("{} holds an earlier run ({}): give --force to start over, or "
+                    "another --out",
+                    one_line(dir), one_line(earlier.front().string())));
   }
   for (const auto& p : earlier) {
     std::error_code ec;

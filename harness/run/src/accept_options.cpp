@@ -17,6 +17,7 @@ cxxopts::Options accept_cli() {
       "The acceptance run of a new server: configuration, communication first, single card vs "
       "all cards, a soak; one checklist line per item, pass/warn/fail, with the likely cause and "
       "the next step. Exit 0 ready, 1 not ready, 4 could not run (docs/ACCEPT.md).");
+  // clang-format off
   options.add_options()
       ("gpus", "the GPUs to accept: all, or CUDA devices such as 0,1,2,3",
        cxxopts::value<std::string>()->default_value("all"))
@@ -36,6 +37,7 @@ cxxopts::Options accept_cli() {
       ("v,verbose", "more logging")
       ("q,quiet", "only errors and the checklist")
       ("h,help", "this help");
+  // clang-format on
   return options;
 }
 

@@ -16,9 +16,9 @@ enum class Severity { warn, fail };
 struct AcceptCriteria {
   Severity doctor_warnings = Severity::warn;       // a warning of the doctor's checks
   Severity below_expected_range = Severity::fail;  // a figure below the GPU model's usual range
-  double gemm_scaling_min = 0.90;   // scaling efficiency at N GPUs, compute workloads (GEMM)
-  double train_scaling_min = 0.80;  // the same, training workloads (the training step)
-  double p2p_pair_min = 0.80;       // slowest GPU pair against the median pair
+  double gemm_scaling_min = 0.90;        // scaling efficiency at N GPUs, compute workloads (GEMM)
+  double train_scaling_min = 0.80;       // the same, training workloads (the training step)
+  double p2p_pair_min = 0.80;            // slowest GPU pair against the median pair
   Severity throttling = Severity::fail;  // clock slowdown other than the power cap
   double soak_degradation_max = 0.03;    // the soak's last minute against its first steady one
   double soak_gpu_spread_max = 0.05;     // the soak's slowest GPU against its fastest

@@ -20,10 +20,10 @@ struct AcceptOptions {
   double soak_s = 600;        // 0: no soak
   std::string criteria_path;  // empty: the defaults
   AcceptCriteria criteria;
-  std::string lang = "en";    // the report's language (checked by the caller)
-  std::string out_dir;        // empty: results/<UTC>-<host>/
-  std::string from;           // --from: render this saved accept results.json again, run nothing
-  bool force = false;         // start over in an --out directory that holds an earlier run
+  std::string lang = "en";  // the report's language (checked by the caller)
+  std::string out_dir;      // empty: results/<UTC>-<host>/
+  std::string from;         // --from: render this saved accept results.json again, run nothing
+  bool force = false;       // start over in an --out directory that holds an earlier run
   bool no_history = false;
   std::string db_path;
   int verbosity = 0;
