@@ -132,8 +132,13 @@ const char* tone_class(AcceptStatus s) {
   return s == AcceptStatus::fail ? "bad" : s == AcceptStatus::warn ? "warn" : "";
 }
 
+// The status word padded to the widest one of the language, and a space.
 std::string colour_status(const Words& w, AcceptStatus s, bool colour) {
-  const std::string word = fmt::format("{:<6}", w.status(s));
+  std::size_t widest = 0;
+  for (auto each : {AcceptStatus::pass, AcceptStatus::warn, AcceptStatus::fail, AcceptStatus::skip}) {
+    widest = std::max(widest, display_width(w.status(each)));
+  }
+  const std::string word = w.status(s) + std::string(widest + 2 - display_width(w.status(s)), ' ');
   if (!colour) return word;
   const char* code = s == AcceptStatus::pass   ? "32"
                      : s == AcceptStatus::warn ? "33"
@@ -148,16 +153,16 @@ void render_accept_console(const RunResult& run, Lang lang, std::ostream& out, b
   const AcceptResult r = accept_of(run);
   const Words w(lang);
   const TextStyle style{colour, 2};
-  out << '\n' << w("ui.criteria") << ": " << criteria_table(w, r).caption << '\n';
+  out << '\n' << w("ui.heading_value", {w("ui.criteria"), criteria_table(w, r).caption}) << '\n';
   std::string criteria;
   for (const auto& [name, value] : accept_criteria_lines(r.criteria)) {
     criteria += (criteria.empty() ? "  " : ", ") + name + " = " + value;
   }
-  out << criteria << "\n\n" << w("ui.stages") << ":\n";
+  out << criteria << "\n\n" << w("ui.heading", {w("ui.stages")}) << '\n';
   render_text(stages_table(w, r), out, style);
   out << '\n' << verdict_line(w, r) << '\n' << summary_line(w, r) << '\n';
   if (!r.stopped_after.empty()) out << stopped_line(w, r) << '\n';
-  out << '\n' << w("ui.checklist") << ":\n";
+  out << '\n' << w("ui.heading", {w("ui.checklist")}) << '\n';
   for (std::size_t k = 0; k < r.items.size(); ++k) {
     const AcceptItem& item = r.items[k];
     if (k == 0 || r.items[k - 1].stage != item.stage) out << "  " << w.stage(item.stage) << '\n';

@@ -34,6 +34,8 @@ const TextEntry kEntries[] = {
     {"ui.quoted_note",
      "Figures, units and identifiers are shown as measured; findings quoted after a colon "
      "come from the doctor and the analysis as they recorded them."},
+    {"ui.heading", "{0}:"},
+    {"ui.heading_value", "{0}: {1}"},
     {"ui.line", "{0}: {1} (criterion: {2})"},
     {"ui.cause_line", "cause: {0}"},
     {"ui.next_line", "next step: {0}"},

@@ -31,6 +31,8 @@ const TextEntry kEntries[] = {
     {"ui.stage_reports", "各阶段的详细报告"},
     {"ui.quoted_note",
      "数字、单位和标识符按实测原样显示；冒号后引用的检查结果是 doctor 和分析模块记录的原文（英文）。"},
+    {"ui.heading", "{0}："},
+    {"ui.heading_value", "{0}：{1}"},
     {"ui.line", "{0}：{1}（标准：{2}）"},
     {"ui.cause_line", "原因：{0}"},
     {"ui.next_line", "下一步：{0}"},

@@ -193,7 +193,9 @@ TEST_CASE(
   CHECK(e.find("Checklist:") > e.find("NOT READY"));
   CHECK(e.rfind("no expected range for this GPU model") > e.find("Checklist:"));
   CHECK(z.find("验收未通过：1 项不合格") != std::string::npos);
-  CHECK(z.find("检查清单") != std::string::npos);
+  CHECK(z.find("检查清单：") != std::string::npos);  // a Chinese colon after a Chinese heading
+  CHECK(z.find("    不适用  allreduce 达到") != std::string::npos);  // wide words padded too
+  CHECK(z.find("    失败    P2P 矩阵") != std::string::npos);
   CHECK(z.find("失败") != std::string::npos);
   CHECK(z.find("原因：某对 GPU 明显慢于其他") != std::string::npos);
   CHECK(z.find("最慢的是 GPU 3 -> GPU 0：41.5 GB/s，为中位数的 52.0 %") != std::string::npos);
