@@ -9,26 +9,19 @@
 
 #include "mgbench/analysis/soak_analysis.hpp"
 #include "mgbench/core/text.hpp"
+#include "accept_judge_detail.hpp"
 #include "mgbench/model/presentation.hpp"
 
 namespace mgbench {
 namespace {
 
-constexpr std::size_t kMaxDetails = 12;  // a checklist line names at most this many findings
-
-AcceptText text(std::string key, std::vector<std::string> args = {}) {
-  return AcceptText{std::move(key), std::move(args)};
-}
+using accept_detail::add_detail;
+using accept_detail::percent;
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
-std::string percent(double fraction) { return fmt::format("{:.1f} %", fraction * 100); }
 
 AcceptStatus from_severity(Severity s) {
   return s == Severity::fail ? AcceptStatus::fail : AcceptStatus::warn;
-}
-
-void add_detail(AcceptItem& item, AcceptDetail detail) {
-  if (item.details.size() < kMaxDetails) item.details.push_back(std::move(detail));
 }
 
 std::string unit_of(const RunResult& run, const std::string& workload, const std::string& metric) {
@@ -101,14 +94,14 @@ AcceptItem judge_configuration(const Json& doctor, const AcceptCriteria& c) {
   AcceptItem item;
   item.id = "doctor";
   item.stage = "configuration";
-  item.criterion =
-      text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict" : "criterion.doctor");
+  item.criterion = accept_text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict"
+                                                                   : "criterion.doctor");
   const Json checks = doctor.is_object() ? doctor.value("checks", Json::array()) : Json();
   if (!checks.is_array() || checks.empty()) {
     item.status = AcceptStatus::fail;
-    item.measured = text("measured.doctor_missing");
-    item.cause = text("cause.doctor_missing");
-    item.next = text("next.doctor_missing");
+    item.measured = accept_text("measured.doctor_missing");
+    item.cause = accept_text("cause.doctor_missing");
+    item.next = accept_text("next.doctor_missing");
     return item;
   }
   int pass = 0, warn = 0, fail = 0, skip = 0;
@@ -121,18 +114,19 @@ AcceptItem judge_configuration(const Json& doctor, const AcceptCriteria& c) {
     fail += status == "fail";
     skip += status == "skip";
     if (status != "warn" && status != "fail") continue;
-    add_detail(item, AcceptDetail{status == "fail" ? AcceptStatus::fail : AcceptStatus::warn, name,
-                                  one_line(check.value("finding", "")), text("doctor." + name),
-                                  text("doctor." + name + ".next")});
+    add_detail(item,
+               AcceptDetail{status == "fail" ? AcceptStatus::fail : AcceptStatus::warn, name,
+                            one_line(check.value("finding", "")), accept_text("doctor." + name),
+                            accept_text("doctor." + name + ".next")});
   }
-  item.measured = text("measured.doctor", {std::to_string(pass), std::to_string(warn),
-                                           std::to_string(fail), std::to_string(skip)});
+  item.measured = accept_text("measured.doctor", {std::to_string(pass), std::to_string(warn),
+                                                  std::to_string(fail), std::to_string(skip)});
   item.status = fail > 0   ? AcceptStatus::fail
                 : warn > 0 ? from_severity(c.doctor_warnings)
                            : AcceptStatus::pass;
   if (item.status != AcceptStatus::pass) {
-    item.cause = text("cause.doctor");
-    item.next = text("next.doctor");
+    item.cause = accept_text("cause.doctor");
+    item.next = accept_text("next.doctor");
   }
   return item;
 }
@@ -141,7 +135,7 @@ AcceptItem judge_runs(const RunResult& run, const std::string& stage) {
   AcceptItem item;
   item.id = "runs";
   item.stage = stage;
-  item.criterion = text("criterion.runs");
+  item.criterion = accept_text("criterion.runs");
   std::size_t ok = 0, counted = 0;
   for (const auto& p : run.points) {
     if (p.status == Status::waived || p.status == Status::skipped) continue;
@@ -150,20 +144,21 @@ AcceptItem judge_runs(const RunResult& run, const std::string& stage) {
       ++ok;
       continue;
     }
-    add_detail(item, AcceptDetail{AcceptStatus::fail, accept_point_label(p),
-                                  fmt::format("{}: {}", to_string(p.status), one_line(p.message)),
-                                  text(p.status == Status::wrong ? "cause.wrong" : "cause.failed"),
-                                  AcceptText{}});
+    add_detail(item,
+               AcceptDetail{AcceptStatus::fail, accept_point_label(p),
+                            fmt::format("{}: {}", to_string(p.status), one_line(p.message)),
+                            accept_text(p.status == Status::wrong ? "cause.wrong" : "cause.failed"),
+                            AcceptText{}});
   }
-  item.measured = text("measured.points_ok", {std::to_string(ok), std::to_string(counted)});
+  item.measured = accept_text("measured.points_ok", {std::to_string(ok), std::to_string(counted)});
   if (counted == 0) {
     item.status = AcceptStatus::fail;
-    item.cause = text("cause.no_points");
-    item.next = text("next.points_failed");
+    item.cause = accept_text("cause.no_points");
+    item.next = accept_text("next.points_failed");
   } else if (ok < counted) {
     item.status = AcceptStatus::fail;
-    item.cause = text("cause.points_failed");
-    item.next = text("next.points_failed");
+    item.cause = accept_text("cause.points_failed");
+    item.next = accept_text("next.points_failed");
   } else {
     item.status = AcceptStatus::pass;
   }
@@ -180,30 +175,32 @@ AcceptItem judge_range(const RunResult& run, const std::string& workload, const 
   if (worst == nullptr) {
     // No public figure for this GPU model: the best headline figure and its % of peak, unjudged.
     item.status = AcceptStatus::skip;
-    item.criterion = text("criterion.range_unknown");
+    item.criterion = accept_text("criterion.range_unknown");
     const auto headline = presentation_for(run, workload).headline_;
     const PointResult* best = headline ? best_point(run, workload, headline->name, 0) : nullptr;
     if (best == nullptr) {
-      item.measured = text("measured.none");
+      item.measured = accept_text("measured.none");
       return item;
     }
     const double value = best->metrics[headline->name].get<double>();
     const PeakShare* share = run.peaks.find(best->index, headline->name);
-    item.measured =
-        share != nullptr && share->peak > 0
-            ? text("measured.value_peak", {num(value), headline->unit, percent(share->fraction())})
-            : text("measured.value", {num(value), headline->unit});
+    item.measured = share != nullptr && share->peak > 0
+                        ? accept_text("measured.value_peak",
+                                      {num(value), headline->unit, percent(share->fraction())})
+                        : accept_text("measured.value", {num(value), headline->unit});
     return item;
   }
   const std::string unit = unit_of(run, workload, worst->metric);
-  item.measured = worst->peak > 0 ? text("measured.value_peak",
-                                         {num(worst->value), unit, percent(worst->fraction())})
-                                  : text("measured.value", {num(worst->value), unit});
-  item.criterion = text("criterion.range", {num(worst->low), unit, one_line(worst->range_what)});
+  item.measured = worst->peak > 0 ? accept_text("measured.value_peak", {num(worst->value), unit,
+                                                                        percent(worst->fraction())})
+                                  : accept_text("measured.value", {num(worst->value), unit});
+  item.criterion =
+      accept_text("criterion.range", {num(worst->low), unit, one_line(worst->range_what)});
   item.status = worst->below ? from_severity(c.below_expected_range) : AcceptStatus::pass;
   if (!worst->below) return item;
-  item.cause = text(worst->causes.empty() ? "cause.below_range_unexplained" : "cause.below_range");
-  item.next = text("next.below_range");
+  item.cause =
+      accept_text(worst->causes.empty() ? "cause.below_range_unexplained" : "cause.below_range");
+  item.next = accept_text("next.below_range");
   const PointResult* p = point_at(run, worst->point);
   for (const auto& cause : worst->causes) {
     add_detail(item, AcceptDetail{item.status, p != nullptr ? accept_point_label(*p) : "",
@@ -216,7 +213,7 @@ AcceptItem judge_throttle(const RunResult& run, const std::string& stage, const 
   AcceptItem item;
   item.id = "throttle";
   item.stage = stage;
-  item.criterion = text("criterion.throttling");
+  item.criterion = accept_text("criterion.throttling");
   std::size_t with_telemetry = 0, throttled = 0;
   for (const auto& p : run.points) {
     const auto gpus = telemetry_gpus(p);
@@ -241,15 +238,15 @@ AcceptItem judge_throttle(const RunResult& run, const std::string& stage, const 
   }
   if (with_telemetry == 0) {
     item.status = AcceptStatus::skip;
-    item.measured = text("measured.no_telemetry");
+    item.measured = accept_text("measured.no_telemetry");
     return item;
   }
-  item.measured = text("measured.throttled_points",
-                       {std::to_string(throttled), std::to_string(with_telemetry)});
+  item.measured = accept_text("measured.throttled_points",
+                              {std::to_string(throttled), std::to_string(with_telemetry)});
   item.status = throttled == 0 ? AcceptStatus::pass : from_severity(c.throttling);
   if (throttled > 0) {
-    item.cause = text("cause.throttling");
-    item.next = text("next.throttling");
+    item.cause = accept_text("cause.throttling");
+    item.next = accept_text("next.throttling");
   }
   return item;
 }

@@ -7,21 +7,13 @@
 
 #include "mgbench/analysis/accept_judge.hpp"
 #include "mgbench/core/text.hpp"
+#include "accept_judge_detail.hpp"
 
 namespace mgbench {
 namespace {
 
-constexpr std::size_t kMaxDetails = 12;
-
-AcceptText text(std::string key, std::vector<std::string> args = {}) {
-  return AcceptText{std::move(key), std::move(args)};
-}
-
-std::string percent(double fraction) { return fmt::format("{:.1f} %", fraction * 100); }
-
-void add_detail(AcceptItem& item, AcceptDetail detail) {
-  if (item.details.size() < kMaxDetails) item.details.push_back(std::move(detail));
-}
+using accept_detail::add_detail;
+using accept_detail::percent;
 
 // A row of a pair matrix (the summary rows of the peer workloads: src, dst, GBps).
 struct PairRow {
@@ -75,7 +67,7 @@ AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& r
   AcceptItem item;
   item.id = "peer_access";
   item.stage = "communication";
-  item.criterion = text("criterion.peer_access");
+  item.criterion = accept_text("criterion.peer_access");
   const AcceptStatus blocked =
       peer_access_promised(doctor) ? AcceptStatus::fail : AcceptStatus::warn;
   std::size_t waived = 0;
@@ -83,7 +75,7 @@ AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& r
     if (p.status != Status::waived) continue;
     ++waived;
     add_detail(item, AcceptDetail{blocked, accept_point_label(p), one_line(p.message),
-                                  text("cause.peer_waived"), AcceptText{}});
+                                  accept_text("cause.peer_waived"), AcceptText{}});
   }
   std::set<std::pair<int, int>> pairs, reached;
   for (const auto& r : rows) {
@@ -93,18 +85,19 @@ AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& r
       reached.insert(key);
     } else {
       add_detail(item, AcceptDetail{AcceptStatus::fail, pair_name(r), "0 GB/s",
-                                    text("cause.pair_zero"), AcceptText{}});
+                                    accept_text("cause.pair_zero"), AcceptText{}});
     }
   }
   const bool unreached = reached.size() < pairs.size();
-  item.measured = pairs.empty() ? text("measured.points_waived",
-                                       {std::to_string(waived), std::to_string(run.points.size())})
-                                : text("measured.pairs_reached", {std::to_string(reached.size()),
-                                                                  std::to_string(pairs.size())});
+  item.measured = pairs.empty()
+                      ? accept_text("measured.points_waived",
+                                    {std::to_string(waived), std::to_string(run.points.size())})
+                      : accept_text("measured.pairs_reached",
+                                    {std::to_string(reached.size()), std::to_string(pairs.size())});
   item.status = unreached ? AcceptStatus::fail : waived > 0 ? blocked : AcceptStatus::pass;
   if (item.status != AcceptStatus::pass) {
-    item.cause = text("cause.peer_unreachable");
-    item.next = text("next.peer_unreachable");
+    item.cause = accept_text("cause.peer_unreachable");
+    item.next = accept_text("next.peer_unreachable");
   }
   return item;
 }
@@ -119,14 +112,14 @@ AcceptItem judge_pairs(const std::vector<PairRow>& rows, const AcceptCriteria& c
   AcceptItem item;
   item.id = "p2p_pairs";
   item.stage = "communication";
-  item.criterion = text("criterion.pair_min", {percent(c.p2p_pair_min)});
+  item.criterion = accept_text("criterion.pair_min", {percent(c.p2p_pair_min)});
   std::map<std::string, std::vector<const PairRow*>> groups;
   for (const auto& r : rows) {
     if (r.gbps > 0) groups[r.group].push_back(&r);
   }
   if (groups.empty()) {
     item.status = AcceptStatus::skip;
-    item.measured = text("measured.no_matrix");
+    item.measured = accept_text("measured.no_matrix");
     return item;
   }
   const PairRow* worst = nullptr;
@@ -149,12 +142,12 @@ AcceptItem judge_pairs(const std::vector<PairRow>& rows, const AcceptCriteria& c
     }
   }
   item.measured =
-      text("measured.slowest_pair",
-           {pair_name(*worst), fmt::format("{:.1f}", worst->gbps), percent(worst_ratio)});
+      accept_text("measured.slowest_pair",
+                  {pair_name(*worst), fmt::format("{:.1f}", worst->gbps), percent(worst_ratio)});
   item.status = worst_ratio >= c.p2p_pair_min ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::fail) {
-    item.cause = text("cause.slow_pair");
-    item.next = text("next.slow_pair");
+    item.cause = accept_text("cause.slow_pair");
+    item.next = accept_text("next.slow_pair");
   }
   return item;
 }
@@ -164,7 +157,7 @@ AcceptItem judge_scaling_of(const RunResult& run, const std::string& workload, d
   item.id = "scaling";
   item.stage = "scaling";
   item.subject = workload;
-  item.criterion = text("criterion.at_least", {percent(min)});
+  item.criterion = accept_text("criterion.at_least", {percent(min)});
   const ScalingRow* worst = nullptr;
   for (const auto& series : run.scaling) {
     if (series.workload != workload || series.rows.size() < 2) continue;
@@ -173,16 +166,16 @@ AcceptItem judge_scaling_of(const RunResult& run, const std::string& workload, d
   }
   if (worst == nullptr) {
     item.status = AcceptStatus::skip;
-    item.measured = text("measured.one_gpu");
+    item.measured = accept_text("measured.one_gpu");
     return item;
   }
   item.measured =
-      text("measured.efficiency", {percent(worst->efficiency), std::to_string(worst->gpus),
-                                   fmt::format("{:.2f}", worst->speedup)});
+      accept_text("measured.efficiency", {percent(worst->efficiency), std::to_string(worst->gpus),
+                                          fmt::format("{:.2f}", worst->speedup)});
   item.status = worst->efficiency >= min ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::pass) return item;
-  item.cause = text("cause.scaling_low");
-  item.next = text("next.scaling_low");
+  item.cause = accept_text("cause.scaling_low");
+  item.next = accept_text("next.scaling_low");
   for (const auto& v : run.verdicts) {
     if (v.workload == workload && v.efficiency < min) {
       add_detail(item, AcceptDetail{AcceptStatus::fail, workload, one_line(v.text), AcceptText{},
@@ -236,19 +229,20 @@ AcceptItem soak_item(const char* id) {
 
 AcceptItem judge_soak_stable(const Json& soak) {
   AcceptItem item = soak_item("soak_stable");
-  item.criterion = text("criterion.soak_stable");
+  item.criterion = accept_text("criterion.soak_stable");
   const Json& a = soak.value("analysis", Json::object());
   const std::string windows = std::to_string(soak.value("windows", Json::array()).size());
   const std::string measured = fmt::format("{:.0f}", soak.value("measured_s", 0.0));
   const Json steady = a.value("time_to_steady_s", Json());
-  item.measured = steady.is_number()
-                      ? text("measured.soak_steady",
-                             {windows, measured, fmt::format("{:.0f}", steady.get<double>())})
-                      : text("measured.soak_never_steady", {windows, measured});
+  item.measured =
+      steady.is_number()
+          ? accept_text("measured.soak_steady",
+                        {windows, measured, fmt::format("{:.0f}", steady.get<double>())})
+          : accept_text("measured.soak_never_steady", {windows, measured});
   item.status = a.value("stable", false) ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::pass) return item;
-  item.cause = text("cause.soak_unstable");
-  item.next = text("next.soak_unstable");
+  item.cause = accept_text("cause.soak_unstable");
+  item.next = accept_text("next.soak_unstable");
   for (const Json& r : a.value("reasons", Json::array())) {
     if (r.is_string()) {
       add_detail(item, AcceptDetail{AcceptStatus::fail, "soak", one_line(r.get<std::string>()),
@@ -260,29 +254,29 @@ AcceptItem judge_soak_stable(const Json& soak) {
 
 AcceptItem judge_degradation(const Json& soak, const AcceptCriteria& c) {
   AcceptItem item = soak_item("soak_degradation");
-  item.criterion = text("criterion.at_most", {percent(c.soak_degradation_max)});
+  item.criterion = accept_text("criterion.at_most", {percent(c.soak_degradation_max)});
   const Json d = soak.value("analysis", Json::object()).value("degradation", Json());
   if (!d.is_number()) {
     item.status = AcceptStatus::skip;
-    item.measured = text("measured.none");
+    item.measured = accept_text("measured.none");
     return item;
   }
-  item.measured = text("measured.percent", {percent(d.get<double>())});
+  item.measured = accept_text("measured.percent", {percent(d.get<double>())});
   item.status = d.get<double>() <= c.soak_degradation_max ? AcceptStatus::pass : AcceptStatus::fail;
   if (item.status == AcceptStatus::fail) {
-    item.cause = text("cause.degradation");
-    item.next = text("next.degradation");
+    item.cause = accept_text("cause.degradation");
+    item.next = accept_text("next.degradation");
   }
   return item;
 }
 
 AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
   AcceptItem item = soak_item("soak_health");
-  item.criterion = text("criterion.health");
+  item.criterion = accept_text("criterion.health");
   const Json& health = soak.value("health", Json::object());
   if (health.value("monitor", "").rfind("none", 0) == 0) {
     item.status = AcceptStatus::skip;
-    item.measured = text("measured.no_health_monitor");
+    item.measured = accept_text("measured.no_health_monitor");
     return item;
   }
   const AcceptStatus bad =
@@ -291,18 +285,19 @@ AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
   for (const Json& e : health.value("events", Json::array())) {
     if (!e.is_object() || e.value("kind", "") != "xid") continue;
     ++xid;
-    add_detail(item, AcceptDetail{bad, "XID", one_line(e.value("message", "")), text("cause.xid"),
-                                  AcceptText{}});
+    add_detail(item, AcceptDetail{bad, "XID", one_line(e.value("message", "")),
+                                  accept_text("cause.xid"), AcceptText{}});
   }
   const int ecc = health.value("new_uncorrected_ecc", false) ? 1 : 0;
   const int remap = health.value("row_remap_trouble", false) ? 1 : 0;
-  if (ecc) add_detail(item, AcceptDetail{bad, "ECC", "", text("cause.ecc"), AcceptText{}});
+  if (ecc) add_detail(item, AcceptDetail{bad, "ECC", "", accept_text("cause.ecc"), AcceptText{}});
   if (remap)
-    add_detail(item, AcceptDetail{bad, "row remapping", "", text("cause.remap"), AcceptText{}});
-  item.measured =
-      text("measured.health", {std::to_string(xid), std::to_string(ecc), std::to_string(remap)});
+    add_detail(item,
+               AcceptDetail{bad, "row remapping", "", accept_text("cause.remap"), AcceptText{}});
+  item.measured = accept_text("measured.health",
+                              {std::to_string(xid), std::to_string(ecc), std::to_string(remap)});
   item.status = xid + ecc + remap == 0 ? AcceptStatus::pass : bad;
-  if (item.status != AcceptStatus::pass) item.next = text("next.health");
+  if (item.status != AcceptStatus::pass) item.next = accept_text("next.health");
   return item;
 }
 
@@ -312,10 +307,10 @@ std::vector<AcceptItem> judge_soak(const RunResult& run, const AcceptCriteria& c
   if (!run.soak.is_object()) {
     AcceptItem item = soak_item("soak_stable");
     item.status = AcceptStatus::fail;
-    item.measured = text("measured.none");
-    item.criterion = text("criterion.soak_stable");
-    item.cause = text("cause.soak_missing");
-    item.next = text("next.soak_unstable");
+    item.measured = accept_text("measured.none");
+    item.criterion = accept_text("criterion.soak_stable");
+    item.cause = accept_text("cause.soak_missing");
+    item.next = accept_text("next.soak_unstable");
     return {item};
   }
   return {judge_soak_stable(run.soak), judge_degradation(run.soak, c), judge_health(run.soak, c)};

@@ -30,10 +30,6 @@ constexpr double kDoctorTimeoutS = 900;
 constexpr std::size_t kDoctorMaxBytes = std::size_t{16} << 20;
 constexpr double kSoakLongestWindowS = 10;
 
-AcceptText text(std::string key, std::vector<std::string> args = {}) {
-  return AcceptText{std::move(key), std::move(args)};
-}
-
 // Test mode (docs/TESTING-HOOKS.md): stage -> selftest behaviour; nullopt in a normal run.
 using TestLoad = std::optional<std::map<std::string, std::string>>;
 
@@ -169,25 +165,25 @@ void AcceptRunner::run_stages() {
       go_on = steps[i](st);
     } catch (const std::exception& e) {
       st.state = "could_not_run";
-      st.note = text("stage.could_not_run", {one_line(e.what())});
+      st.note = accept_text("stage.could_not_run", {one_line(e.what())});
       logging::error("accept: {} could not run: {}", st.id, e.what());
     }
     st.wall_s = monotonic_seconds() - t0;
     if (interrupt_flag().load()) {
       st.state = "interrupted";
-      st.note = text("stage.interrupted");
+      st.note = accept_text("stage.interrupted");
       break;
     }
     if (st.state == "could_not_run") break;
     if (!go_on) {
       result_.stopped_after = st.id;
-      result_.stop_reason = text("stop." + st.id);
+      result_.stop_reason = accept_text("stop." + st.id);
       logging::warn("accept: stopping after {}: the stages after it would be meaningless", st.id);
       break;
     }
   }
   for (auto& st : result_.stages) {
-    if (st.state == "not_run") st.note = text("stage.not_run");
+    if (st.state == "not_run") st.note = accept_text("stage.not_run");
   }
 }
 
@@ -246,7 +242,7 @@ bool AcceptRunner::communication(AcceptStage& st) {
   const StageLoad load = stage_load(st.id, test_);
   if (devices_.size() < 2 || load.roles.empty()) {
     st.state = "skipped";
-    st.note = text(devices_.size() < 2 ? "stage.one_gpu" : "stage.no_workloads");
+    st.note = accept_text(devices_.size() < 2 ? "stage.one_gpu" : "stage.no_workloads");
     return true;
   }
   const int n = static_cast<int>(devices_.size());
@@ -258,7 +254,7 @@ bool AcceptRunner::scaling(AcceptStage& st) {
   const StageLoad load = stage_load(st.id, test_);
   if (load.roles.empty()) {
     st.state = "skipped";
-    st.note = text("stage.no_workloads");
+    st.note = accept_text("stage.no_workloads");
     return true;
   }
   const int n = static_cast<int>(devices_.size());
@@ -269,7 +265,7 @@ bool AcceptRunner::scaling(AcceptStage& st) {
 bool AcceptRunner::soak(AcceptStage& st) {
   if (o_.soak_s <= 0) {
     st.state = "skipped";
-    st.note = text("stage.soak_skipped");
+    st.note = accept_text("stage.soak_skipped");
     return true;
   }
   SoakOptions so;

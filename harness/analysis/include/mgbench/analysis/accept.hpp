@@ -4,6 +4,7 @@
 // already formatted): the reports render it in English or Chinese from one table per language,
 // so results.json holds no language. Stored in results.json as "accept" (docs/ACCEPT.md).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgbench/analysis/accept_criteria.hpp"
@@ -22,6 +23,9 @@ struct AcceptText {
   std::vector<std::string> args;
   bool empty() const { return key.empty(); }
 };
+inline AcceptText accept_text(std::string key, std::vector<std::string> args = {}) {
+  return AcceptText{std::move(key), std::move(args)};
+}
 
 // One finding under an item: a doctor check, a slow GPU pair, a point that failed. `subject` and
 // `recorded` are shown as recorded (identifiers, figures, the doctor's own finding).
