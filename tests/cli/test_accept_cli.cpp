@@ -179,6 +179,10 @@ TEST_CASE("accept: a bad criteria file is refused with its line (exit 2), nothin
   CHECK_FALSE(std::filesystem::exists(out));
   CHECK(run_mgbench("accept --lang fr --out " + out).exit_code == 2);
   CHECK(run_mgbench("accept --soak 0.5s --out " + out).exit_code == 2);
+  const auto gpus = run_mgbench("accept --gpus 2 --out " + dir + "/g" + kFlags,
+                                env_of(doctor_file(dir)));  // devices 0 and 1 exist
+  CHECK(gpus.exit_code == 2);
+  CHECK(gpus.err.find("--gpus 2 does not exist: 2 CUDA device(s) visible") != std::string::npos);
   // A good file: its criteria are used, printed and stored.
   write(dir + "/crit.txt", "gemm_scaling_min = 95 %\n");
   const auto ok = run_mgbench("accept --criteria " + dir + "/crit.txt --out " + out + kFlags,

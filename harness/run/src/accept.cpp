@@ -118,7 +118,7 @@ class AcceptRunner {
         out_dir_(std::move(out_dir)),
         test_(read_test_load()) {}
 
-  // Runs the stages in order until one stops the run; returns the result and the document.
+  // Runs the stages in order until one stops the run (or cannot run, or is interrupted).
   void run_stages();
   AcceptResult& result() { return result_; }
   RunResult& document() { return document_; }
@@ -129,11 +129,9 @@ class AcceptRunner {
   bool scaling(AcceptStage& st);
   bool soak(AcceptStage& st);
   RunResult sweep_stage(AcceptStage& st, const StageLoad& load, std::vector<int> counts);
-  void take(const std::vector<AcceptItem>& items) {
-    result_.items.insert(result_.items.end(), items.begin(), items.end());
-  }
+  // Adds a stage's items; false when they make the stages after it meaningless.
   bool judged(const std::vector<AcceptItem>& items) {
-    take(items);
+    result_.items.insert(result_.items.end(), items.begin(), items.end());
     return !accept_stops_after(items);
   }
 
@@ -146,6 +144,12 @@ class AcceptRunner {
   AcceptResult result_;
   RunResult document_;
 };
+
+void could_not_run(AcceptStage& st, const std::exception& e) {
+  st.state = "could_not_run";
+  st.note = accept_text("stage.could_not_run", {one_line(e.what())});
+  logging::error("accept: {} could not run: {}", st.id, e.what());
+}
 
 void AcceptRunner::run_stages() {
   const std::vector<std::function<bool(AcceptStage&)>> steps = {
@@ -163,10 +167,11 @@ void AcceptRunner::run_stages() {
     bool go_on = false;
     try {
       go_on = steps[i](st);
+    } catch (const UsageError& e) {
+      if (i == 0) throw;  // --gpus naming a device that does not exist: bad input, exit 2
+      could_not_run(st, e);
     } catch (const std::exception& e) {
-      st.state = "could_not_run";
-      st.note = accept_text("stage.could_not_run", {one_line(e.what())});
-      logging::error("accept: {} could not run: {}", st.id, e.what());
+      could_not_run(st, e);
     }
     st.wall_s = monotonic_seconds() - t0;
     if (interrupt_flag().load()) {
@@ -192,7 +197,7 @@ bool AcceptRunner::configuration(AcceptStage& st) {
   const int visible = static_cast<int>(probed.inventory.devices.size());
   for (int d : o_.devices) {
     if (d >= visible) {
-      throw EnvironmentError(
+      throw UsageError(
           fmt::format("--gpus {} does not exist: {} CUDA device(s) visible", d, visible));
     }
   }
