@@ -12,6 +12,7 @@
 #include "mgbench/analysis/accept.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"
+#include "sweep_support.hpp"
 
 using mgbench::test::read_text;
 using mgbench::test::run_mgbench;
@@ -45,17 +46,6 @@ mgbench::AcceptResult accept_in(const std::string& out) {
   return mgbench::accept_of(mgbench::load_results(out + "/results.json"));
 }
 
-void check_schema(const std::string& path) {
-  if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
-    WARN("python3-jsonschema not installed: schema validation not checked here");
-    return;
-  }
-  const std::string cmd = "/usr/bin/python3 \"" MGBENCH_SOURCE_DIR
-                          "/scripts/validate_results.py\" \"" MGBENCH_SOURCE_DIR
-                          "/harness/schema/results.schema.json\" \"" +
-                          path + "\" >/dev/null";
-  CHECK(std::system(cmd.c_str()) == 0);
-}
 
 }  // namespace
 
@@ -92,7 +82,7 @@ TEST_CASE("accept: the four stages in order, a ready verdict (exit 0), both repo
   const std::string html = read_text(out + "/report.html");
   CHECK(html.find("<h2>Checklist</h2>") < html.find("<h2>Stages</h2>"));
   CHECK(read_text(out + "/report.md").find("## Checklist") != std::string::npos);
-  check_schema(out + "/results.json");
+  mgbench::test::check_results_schema(out + "/results.json");
   // `mgbench report` renders an accept run as its own report, never as an empty sweep's.
   const auto rep = run_mgbench("report " + out + "/results.json -o " + dir + "/r.html");
   CHECK(rep.exit_code == 0);

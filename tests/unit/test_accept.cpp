@@ -191,7 +191,7 @@ TEST_CASE(
   CHECK(missing.measured.key == "measured.doctor_missing");
 }
 
-TEST_CASE("accept runs: every point must run and verify; the first and last failures are named") {
+TEST_CASE("accept runs: every point must run and verify, the first and last failures named") {
   RunResult run =
       run_with({point(0, "gemm", 1, Status::wrong), point(1, "gemm", 1, Status::ok),
                 point(2, "gemm", 2, Status::waived), point(3, "gemm", 2, Status::timeout)});
@@ -209,7 +209,7 @@ TEST_CASE("accept runs: every point must run and verify; the first and last fail
   CHECK(judge_runs(run, "scaling").status == AcceptStatus::fail);  // nothing measured
 }
 
-TEST_CASE("accept range: the worst share against its range decides; none known is not judged") {
+TEST_CASE("accept range: the worst share against its range decides, none known is not judged") {
   RunResult run =
       run_with({point(0, "gemm", 1, Status::ok, 600), point(1, "gemm", 2, Status::ok, 500)});
   run.peaks.shares = {share(0, 600, 580, false), share(1, 500, 580, true)};

@@ -204,7 +204,7 @@ TEST_CASE(
   CHECK(z.find("gemm_scaling_min = 90 %") != std::string::npos);  // identifiers stay
 }
 
-TEST_CASE("accept render: the report opens with the checklist; Chinese headings with --lang zh") {
+TEST_CASE("accept render: the report opens with the checklist, Chinese headings with --lang zh") {
   const RunResult run = sample_run();
   const std::string md = reports::render_accept_markdown(run, Lang::en);
   CHECK(md.rfind("# Acceptance of node7", 0) == 0);

@@ -16,6 +16,7 @@ namespace mgbench {
 namespace {
 
 using accept_detail::add_detail;
+using accept_detail::make_item;
 using accept_detail::percent;
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
@@ -91,11 +92,10 @@ std::string accept_point_label(const PointResult& point) {
 }
 
 AcceptItem judge_configuration(const Json& doctor, const AcceptCriteria& c) {
-  AcceptItem item;
-  item.id = "doctor";
-  item.stage = "configuration";
-  item.criterion = accept_text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict"
-                                                                   : "criterion.doctor");
+  AcceptItem item =
+      make_item("doctor", "configuration",
+                accept_text(c.doctor_warnings == Severity::fail ? "criterion.doctor_strict"
+                                                                : "criterion.doctor"));
   const Json checks = doctor.is_object() ? doctor.value("checks", Json::array()) : Json();
   if (!checks.is_array() || checks.empty()) {
     item.status = AcceptStatus::fail;
@@ -132,10 +132,7 @@ AcceptItem judge_configuration(const Json& doctor, const AcceptCriteria& c) {
 }
 
 AcceptItem judge_runs(const RunResult& run, const std::string& stage) {
-  AcceptItem item;
-  item.id = "runs";
-  item.stage = stage;
-  item.criterion = accept_text("criterion.runs");
+  AcceptItem item = make_item("runs", stage, accept_text("criterion.runs"));
   std::size_t ok = 0, counted = 0;
   for (const auto& p : run.points) {
     if (p.status == Status::waived || p.status == Status::skipped) continue;
@@ -167,10 +164,7 @@ AcceptItem judge_runs(const RunResult& run, const std::string& stage) {
 
 AcceptItem judge_range(const RunResult& run, const std::string& workload, const std::string& stage,
                        const AcceptCriteria& c) {
-  AcceptItem item;
-  item.id = "range";
-  item.stage = stage;
-  item.subject = workload;
+  AcceptItem item = make_item("range", stage, AcceptText{}, workload);
   const PeakShare* worst = worst_ranged_share(run, workload);
   if (worst == nullptr) {
     // No public figure for this GPU model: the best headline figure and its % of peak, unjudged.
@@ -210,10 +204,7 @@ AcceptItem judge_range(const RunResult& run, const std::string& workload, const 
 }
 
 AcceptItem judge_throttle(const RunResult& run, const std::string& stage, const AcceptCriteria& c) {
-  AcceptItem item;
-  item.id = "throttle";
-  item.stage = stage;
-  item.criterion = accept_text("criterion.throttling");
+  AcceptItem item = make_item("throttle", stage, accept_text("criterion.throttling"));
   std::size_t with_telemetry = 0, throttled = 0;
   for (const auto& p : run.points) {
     const auto gpus = telemetry_gpus(p);

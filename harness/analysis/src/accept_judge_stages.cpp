@@ -13,6 +13,7 @@ namespace mgbench {
 namespace {
 
 using accept_detail::add_detail;
+using accept_detail::make_item;
 using accept_detail::percent;
 
 // A row of a pair matrix (the summary rows of the peer workloads: src, dst, GBps).
@@ -64,10 +65,7 @@ bool peer_access_promised(const Json& doctor) {
 // moved nothing fails.
 AcceptItem judge_peer_access(const RunResult& run, const std::vector<PairRow>& rows,
                              const Json& doctor) {
-  AcceptItem item;
-  item.id = "peer_access";
-  item.stage = "communication";
-  item.criterion = accept_text("criterion.peer_access");
+  AcceptItem item = make_item("peer_access", "communication", accept_text("criterion.peer_access"));
   const AcceptStatus blocked =
       peer_access_promised(doctor) ? AcceptStatus::fail : AcceptStatus::warn;
   std::size_t waived = 0;
@@ -109,10 +107,8 @@ double median_of(std::vector<double> v) {
 }
 
 AcceptItem judge_pairs(const std::vector<PairRow>& rows, const AcceptCriteria& c) {
-  AcceptItem item;
-  item.id = "p2p_pairs";
-  item.stage = "communication";
-  item.criterion = accept_text("criterion.pair_min", {percent(c.p2p_pair_min)});
+  AcceptItem item = make_item("p2p_pairs", "communication",
+                              accept_text("criterion.pair_min", {percent(c.p2p_pair_min)}));
   std::map<std::string, std::vector<const PairRow*>> groups;
   for (const auto& r : rows) {
     if (r.gbps > 0) groups[r.group].push_back(&r);
@@ -153,11 +149,8 @@ AcceptItem judge_pairs(const std::vector<PairRow>& rows, const AcceptCriteria& c
 }
 
 AcceptItem judge_scaling_of(const RunResult& run, const std::string& workload, double min) {
-  AcceptItem item;
-  item.id = "scaling";
-  item.stage = "scaling";
-  item.subject = workload;
-  item.criterion = accept_text("criterion.at_least", {percent(min)});
+  AcceptItem item =
+      make_item("scaling", "scaling", accept_text("criterion.at_least", {percent(min)}), workload);
   const ScalingRow* worst = nullptr;
   for (const auto& series : run.scaling) {
     if (series.workload != workload || series.rows.size() < 2) continue;
@@ -220,16 +213,8 @@ std::vector<AcceptItem> judge_scaling(const RunResult& run, const AcceptCriteria
 
 namespace {
 
-AcceptItem soak_item(const char* id) {
-  AcceptItem item;
-  item.id = id;
-  item.stage = "soak";
-  return item;
-}
-
 AcceptItem judge_soak_stable(const Json& soak) {
-  AcceptItem item = soak_item("soak_stable");
-  item.criterion = accept_text("criterion.soak_stable");
+  AcceptItem item = make_item("soak_stable", "soak", accept_text("criterion.soak_stable"));
   const Json& a = soak.value("analysis", Json::object());
   const std::string windows = std::to_string(soak.value("windows", Json::array()).size());
   const std::string measured = fmt::format("{:.0f}", soak.value("measured_s", 0.0));
@@ -253,8 +238,8 @@ AcceptItem judge_soak_stable(const Json& soak) {
 }
 
 AcceptItem judge_degradation(const Json& soak, const AcceptCriteria& c) {
-  AcceptItem item = soak_item("soak_degradation");
-  item.criterion = accept_text("criterion.at_most", {percent(c.soak_degradation_max)});
+  AcceptItem item = make_item("soak_degradation", "soak",
+                              accept_text("criterion.at_most", {percent(c.soak_degradation_max)}));
   const Json d = soak.value("analysis", Json::object()).value("degradation", Json());
   if (!d.is_number()) {
     item.status = AcceptStatus::skip;
@@ -271,8 +256,7 @@ AcceptItem judge_degradation(const Json& soak, const AcceptCriteria& c) {
 }
 
 AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
-  AcceptItem item = soak_item("soak_health");
-  item.criterion = accept_text("criterion.health");
+  AcceptItem item = make_item("soak_health", "soak", accept_text("criterion.health"));
   const Json& health = soak.value("health", Json::object());
   if (health.value("monitor", "").rfind("none", 0) == 0) {
     item.status = AcceptStatus::skip;
@@ -305,10 +289,9 @@ AcceptItem judge_health(const Json& soak, const AcceptCriteria& c) {
 
 std::vector<AcceptItem> judge_soak(const RunResult& run, const AcceptCriteria& c) {
   if (!run.soak.is_object()) {
-    AcceptItem item = soak_item("soak_stable");
+    AcceptItem item = make_item("soak_stable", "soak", accept_text("criterion.soak_stable"));
     item.status = AcceptStatus::fail;
     item.measured = accept_text("measured.none");
-    item.criterion = accept_text("criterion.soak_stable");
     item.cause = accept_text("cause.soak_missing");
     item.next = accept_text("next.soak_unstable");
     return {item};
