@@ -45,7 +45,9 @@ std::string verdict_line(const Words& w, const AcceptResult& r) {
   return w("ui.verdict." + r.verdict, {std::to_string(fails)});
 }
 
+// "" when no GPU was found (the run could not start).
 std::string summary_line(const Words& w, const AcceptResult& r) {
+  if (r.devices.empty()) return "";
   int counts[4] = {0, 0, 0, 0};
   for (const auto& i : r.items) ++counts[static_cast<int>(i.status)];
   std::string devices;
@@ -160,9 +162,10 @@ void render_accept_console(const RunResult& run, Lang lang, std::ostream& out, b
   }
   out << criteria << "\n\n" << w("ui.heading", {w("ui.stages")}) << '\n';
   render_text(stages_table(w, r), out, style);
-  out << '\n' << verdict_line(w, r) << '\n' << summary_line(w, r) << '\n';
+  out << '\n' << verdict_line(w, r) << '\n';
+  if (!r.devices.empty()) out << summary_line(w, r) << '\n';
   if (!r.stopped_after.empty()) out << stopped_line(w, r) << '\n';
-  out << '\n' << w("ui.heading", {w("ui.checklist")}) << '\n';
+  if (!r.items.empty()) out << '\n' << w("ui.heading", {w("ui.checklist")}) << '\n';
   for (std::size_t k = 0; k < r.items.size(); ++k) {
     const AcceptItem& item = r.items[k];
     if (k == 0 || r.items[k - 1].stage != item.stage) out << "  " << w.stage(item.stage) << '\n';

@@ -193,5 +193,7 @@ TEST_CASE("accept: no GPU means it could not run (exit 4), with the reason saved
   CHECK(result.stages[0].state == "could_not_run");
   CHECK(r.out.find("COULD NOT RUN") != std::string::npos);
   CHECK(r.out.find("no CUDA device visible") != std::string::npos);
+  CHECK(r.out.find("0 GPU(s)") == std::string::npos);  // no summary of GPUs it never found
+  CHECK(r.out.find("Checklist:") == std::string::npos);  // nor an empty checklist
   std::filesystem::remove_all(dir);
 }
