@@ -9,8 +9,8 @@
 
 #include "mgbench/analysis/soak_analysis.hpp"
 #include "mgbench/core/text.hpp"
-#include "accept_judge_detail.hpp"
 #include "mgbench/model/presentation.hpp"
+#include "accept_judge_detail.hpp"
 
 namespace mgbench {
 namespace {
@@ -20,6 +20,13 @@ using accept_detail::make_item;
 using accept_detail::percent;
 
 std::string num(double v) { return fmt::format("{:.4g}", v); }
+
+// "512 TFLOP/s (52.0 % of peak)", or the figure alone where its peak is unknown.
+AcceptText value_text(double value, const std::string& unit, const PeakShare* share) {
+  return share != nullptr && share->peak > 0
+             ? accept_text("measured.value_peak", {num(value), unit, percent(share->fraction())})
+             : accept_text("measured.value", {num(value), unit});
+}
 
 AcceptStatus from_severity(Severity s) {
   return s == Severity::fail ? AcceptStatus::fail : AcceptStatus::warn;
@@ -176,18 +183,12 @@ AcceptItem judge_range(const RunResult& run, const std::string& workload, const 
       item.measured = accept_text("measured.none");
       return item;
     }
-    const double value = best->metrics[headline->name].get<double>();
-    const PeakShare* share = run.peaks.find(best->index, headline->name);
-    item.measured = share != nullptr && share->peak > 0
-                        ? accept_text("measured.value_peak",
-                                      {num(value), headline->unit, percent(share->fraction())})
-                        : accept_text("measured.value", {num(value), headline->unit});
+    item.measured = value_text(best->metrics[headline->name].get<double>(), headline->unit,
+                               run.peaks.find(best->index, headline->name));
     return item;
   }
   const std::string unit = unit_of(run, workload, worst->metric);
-  item.measured = worst->peak > 0 ? accept_text("measured.value_peak", {num(worst->value), unit,
-                                                                        percent(worst->fraction())})
-                                  : accept_text("measured.value", {num(worst->value), unit});
+  item.measured = value_text(worst->value, unit, worst);
   item.criterion =
       accept_text("criterion.range", {num(worst->low), unit, one_line(worst->range_what)});
   item.status = worst->below ? from_severity(c.below_expected_range) : AcceptStatus::pass;
