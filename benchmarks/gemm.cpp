@@ -410,6 +410,7 @@ std::vector<std::string> own_kernel_notes() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("gemm")
+        .category(mgbench::WorkloadCategory::compute)
         .summary("Dense matrix multiply C = A*B^T on every GPU at once (cuBLASLt and the own "
                  "kernels: wgmma/TMA on Hopper, mma.sync, SIMT)")
         .formulas("TFLOP/s per GPU = 2*M*N*K / t / 1e12 (t = slowest rank's median time per "

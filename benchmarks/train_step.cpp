@@ -474,6 +474,7 @@ Presentation train_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     Workload("train_step")
+        .category(WorkloadCategory::training)
         .summary("Data-parallel MLP training step: forward, backward, bucketed gradient "
                  "all-reduce overlapped with backward, SGD-momentum update")
         .formulas("samples/s = batch * accum * GPUs / step time (slowest rank, median); "

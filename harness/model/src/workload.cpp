@@ -24,6 +24,28 @@ Profile profile_from_string(const std::string& text) {
   throw UsageError(fmt::format("invalid --profile '{}': expected quick, standard or full", text));
 }
 
+const char* to_string(WorkloadCategory category) {
+  switch (category) {
+    case WorkloadCategory::compute: return "compute";
+    case WorkloadCategory::memory: return "memory";
+    case WorkloadCategory::host_link: return "host_link";
+    case WorkloadCategory::peer: return "peer";
+    case WorkloadCategory::collective: return "collective";
+    case WorkloadCategory::training: return "training";
+    case WorkloadCategory::other: break;
+  }
+  return "other";
+}
+
+StoppingCriteria profile_stopping(Profile profile) {
+  switch (profile) {
+    case Profile::quick: return {5, 0.1, 1.0, 0.005, 100000};
+    case Profile::standard: break;
+    case Profile::full: return {20, 1.0, 10.0, 0.005, 100000};
+  }
+  return {10, 0.5, 3.0, 0.005, 100000};
+}
+
 namespace {
 Axis make_axis(std::string name, AxisKind kind, std::vector<std::string> values) {
   Axis axis;
@@ -147,6 +169,10 @@ Workload& Workload::axis(Axis a) {
 }
 Workload& Workload::min_gpus(int n) {
   min_gpus_ = n;
+  return *this;
+}
+Workload& Workload::category(WorkloadCategory category) {
+  category_ = category;
   return *this;
 }
 Workload& Workload::throughput(std::string metric, std::string unit) {

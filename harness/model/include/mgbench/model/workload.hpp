@@ -25,6 +25,13 @@ namespace mgbench {
 enum class Profile { quick, standard, full };
 const char* to_string(Profile profile);
 Profile profile_from_string(const std::string& text);  // throws UsageError
+// The stopping rule of a profile (min samples, min and max time, noise target, max samples).
+StoppingCriteria profile_stopping(Profile profile);
+
+// What a workload measures, declared by the workload (`mgbench accept` picks its stages' workloads
+// by it: the communication stage runs every `peer` and `collective` workload).
+enum class WorkloadCategory { other, compute, memory, host_link, peer, collective, training };
+const char* to_string(WorkloadCategory category);
 
 enum class AxisKind { integer, size, text, boolean };
 
@@ -78,6 +85,7 @@ class Workload {
   Workload& notes(std::vector<std::string> lines);
   Workload& axis(Axis axis);
   Workload& min_gpus(int n);
+  Workload& category(WorkloadCategory category);
   // The metric (in PointResult::metrics) whose growth with GPU count is the scaling figure.
   Workload& throughput(std::string metric, std::string unit);
   // How reports show this workload (stored in results.json with every run that has its points).
@@ -103,6 +111,7 @@ class Workload {
   const std::vector<Axis>& axes() const { return axes_; }
   const Axis* find_axis(const std::string& name) const;
   int min_gpus() const { return min_gpus_; }
+  WorkloadCategory category() const { return category_; }
   const std::string& throughput_metric() const { return throughput_metric_; }
   const std::string& throughput_unit() const { return throughput_unit_; }
   // The declared presentation; its headline is the throughput metric when not declared there.
@@ -120,6 +129,7 @@ class Workload {
   std::vector<std::string> notes_;
   std::vector<Axis> axes_;
   int min_gpus_ = 1;
+  WorkloadCategory category_ = WorkloadCategory::other;
   std::string throughput_metric_, throughput_unit_;
   Presentation presentation_;
   ExpandFn expand_;
