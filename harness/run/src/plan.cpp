@@ -138,7 +138,7 @@ std::vector<int> select_devices(const SweepOptions& options, int visible) {
 
 void select_gpu_counts(const SweepOptions& options, Plan& plan) {
   // With a launcher, counts past one node are placed (or left out) by plan_placements.
-  const bool one_node = options.launch.launcher == Launcher::local;
+  const bool one_node = !group_launcher(options.launch.launcher).processes_per_gpu();
   const int available =
       plan.devices.empty() || !one_node ? -1 : static_cast<int>(plan.devices.size());
   if (!options.gpu_counts.empty()) {
@@ -165,7 +165,7 @@ void select_gpu_counts(const SweepOptions& options, Plan& plan) {
 // With a launcher, the devices are those of each node: --gpus-per-node (or the hosts' slots)
 // beyond what this host has assumes nodes like it with more GPUs: devices 0..N-1.
 void select_node_devices(const SweepOptions& options, Plan& plan) {
-  if (options.launch.launcher == Launcher::local) return;
+  if (!group_launcher(options.launch.launcher).processes_per_gpu()) return;
   const int local = static_cast<int>(plan.devices.size());
   plan.gpus_per_node = planned_gpus_per_node(options.launch, local);
   if (plan.gpus_per_node <= local) return;
@@ -182,7 +182,7 @@ void select_node_devices(const SweepOptions& options, Plan& plan) {
 Placement placement_of(const SweepOptions& options, const Plan& plan, int n) {
   Placement p;
   p.launcher = options.launch.launcher;
-  if (p.launcher == Launcher::local) {
+  if (!group_launcher(p.launcher).processes_per_gpu()) {
     p.hosts = {host_name()};
     p.gpus_per_node = n;
     return p;
@@ -206,7 +206,7 @@ std::map<int, Placement> plan_placements(const SweepOptions& options, Plan& plan
   const int most_nodes = max_nodes(options.launch);
   for (int n : plan.gpu_counts) {
     std::string why;
-    if (options.launch.launcher != Launcher::local && n > per_node) {
+    if (group_launcher(options.launch.launcher).processes_per_gpu() && n > per_node) {
       if (n % per_node != 0) {
         why = fmt::format("{} GPUs do not fill whole nodes of {}", n, per_node);
       } else if (most_nodes > 0 && n / per_node > most_nodes) {

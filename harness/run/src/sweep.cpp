@@ -157,7 +157,7 @@ void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out
     out << fmt::format("  group {:>3}  {:<12} GPUs {:<16} {:>4} point(s){}\n", g.index,
                        g.workload, devices, g.points.size(),
                        g.purpose == "baseline" ? "  (baseline each)" : "");
-    if (launch.launcher != Launcher::local) {
+    if (group_launcher(launch.launcher).processes_per_gpu()) {
       out << fmt::format("      {} node(s) x {} GPU(s){}: {}\n", g.placement.nodes,
                          g.placement.gpus_per_node,
                          g.placement.hosts.empty()
@@ -193,7 +193,9 @@ TopologyLabels topology_of(const ProbeResult& probed) {
 // the host list and are compared like `doctor --hosts` compares hosts.
 ProbeResult probe_for_sweep(SweepOptions& options) {
   const bool doctor = !options.skip_doctor && !options.dry_run;
-  if (options.launch.launcher == Launcher::local) return probe(options.isolation, doctor);
+  if (!group_launcher(options.launch.launcher).processes_per_gpu()) {
+    return probe(options.isolation, doctor);
+  }
   // As long as a local probe may take: not --group-timeout, which can be seconds.
   ProbeResult probed = probe_launched(options.launch, doctor, kProbeTimeoutSeconds);
   std::vector<std::string> warnings;
