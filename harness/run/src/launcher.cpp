@@ -52,10 +52,12 @@ bool valid_host(const std::string& host) {
   return true;
 }
 
+constexpr int kMaxSlots = 4096;
+
 int parse_slots(const std::string& text, const std::string& where) {
   try {
     const std::int64_t n = parse_positive_int(text, where);
-    if (n > 4096) throw UsageError("");
+    if (n > kMaxSlots) throw UsageError("");
     return static_cast<int>(n);
   } catch (const UsageError&) {
     throw UsageError(fmt::format("invalid slot count '{}' in {}: expected 1..4096", text, where));
@@ -65,6 +67,10 @@ int parse_slots(const std::string& text, const std::string& where) {
 void add_host(std::vector<HostSlots>& hosts, HostSlots entry, const std::string& where) {
   if (!valid_host(entry.host)) {
     throw UsageError(fmt::format("invalid host name '{}' in {}", entry.host, where));
+  }
+  if (entry.slots < 0 || entry.slots > kMaxSlots) {
+    throw UsageError(
+        fmt::format("invalid slot count '{}' in {}: expected 1..4096", entry.slots, where));
   }
   for (const auto& h : hosts) {
     if (h.host == entry.host) {
@@ -85,6 +91,13 @@ std::vector<HostSlots> parse_host_list(const std::string& text) {
     if (colon != std::string::npos) entry.slots = parse_slots(item.substr(colon + 1), "--hosts");
     add_host(hosts, std::move(entry), "--hosts");
   }
+  return hosts;
+}
+
+std::vector<HostSlots> checked_hosts(const std::vector<HostSlots>& given,
+                                     const std::string& where) {
+  std::vector<HostSlots> hosts;
+  for (const auto& h : given) add_host(hosts, h, where);
   return hosts;
 }
 
@@ -180,13 +193,24 @@ void check_forward_name(const std::string& name) {
   }
 }
 
-void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+std::vector<std::string> launcher_words(const cxxopts::ParseResult& args) {
+  std::vector<std::string> words;
   for (const auto& kv : args.arguments()) {
-    if (kv.key() == "launcher-arg") launch.launcher_args.push_back(kv.value());
+    if (kv.key() == "launcher-arg") words.push_back(kv.value());
   }
+  return words;
+}
+
+std::vector<std::string> forward_env_names(const std::string& text) {
+  std::vector<std::string> names = split_list(text, "--forward-env");
+  for (const auto& name : names) check_forward_name(name);
+  return names;
+}
+
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+  launch.launcher_args = launcher_words(args);
   if (args.count("forward-env") != 0) {
-    launch.forward_env = split_list(args["forward-env"].as<std::string>(), "--forward-env");
-    for (const auto& name : launch.forward_env) check_forward_name(name);
+    launch.forward_env = forward_env_names(args["forward-env"].as<std::string>());
   }
 }
 

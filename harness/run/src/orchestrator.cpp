@@ -193,13 +193,12 @@ void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointRes
   }
 }
 
-JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
-                               const std::vector<std::string>& argv) {
+JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming, bool force) {
   if (resuming) return JournalMode::resume;
   const std::string path = out_dir + "/journal.jsonl";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return JournalMode::create;
-  if (std::find(argv.begin(), argv.end(), "--force") == argv.end()) {
+  if (!force) {
     throw UsageError(fmt::format("'{}' holds a sweep already: continue it with --resume {}, or "
                                  "start over with --force",
                                  out_dir, out_dir));

@@ -18,33 +18,45 @@ namespace mgbench {
 
 namespace {
 
+const char* expected_integer(bool allow_zero) {
+  return allow_zero ? "a non-negative integer" : "a positive integer";
+}
+
 std::vector<int> parse_int_list(const std::string& text, const std::string& what,
                                 bool allow_zero) {
-  std::vector<int> values;
+  std::vector<std::int64_t> values;
   for (const auto& item : split_list(text, what)) {
     if (item.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError(fmt::format("invalid {} '{}': expected {}", what, item,
-                                   allow_zero ? "a non-negative integer" : "a positive integer"));
+      throw UsageError(
+          fmt::format("invalid {} '{}': expected {}", what, item, expected_integer(allow_zero)));
     }
-    long long v = 0;
     try {
-      v = std::stoll(item);
+      values.push_back(std::stoll(item));
     } catch (const std::exception&) {
       throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
     }
-    if (v > 1 << 20) throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
-    if (!allow_zero && v == 0) {
-      throw UsageError(fmt::format("invalid {} '{}': expected a positive integer", what, item));
-    }
-    if (std::find(values.begin(), values.end(), static_cast<int>(v)) != values.end()) {
-      throw UsageError(fmt::format("duplicate {} '{}'", what, item));
-    }
-    values.push_back(static_cast<int>(v));
   }
-  return values;
+  return checked_int_list(values, what, allow_zero);
 }
 
 }  // namespace
+
+std::vector<int> checked_int_list(const std::vector<std::int64_t>& values, const std::string& what,
+                                  bool allow_zero) {
+  std::vector<int> checked;
+  for (const std::int64_t v : values) {
+    if (v > 1 << 20) throw UsageError(fmt::format("invalid {} '{}': number too large", what, v));
+    if (v < (allow_zero ? 0 : 1)) {
+      throw UsageError(
+          fmt::format("invalid {} '{}': expected {}", what, v, expected_integer(allow_zero)));
+    }
+    if (std::find(checked.begin(), checked.end(), static_cast<int>(v)) != checked.end()) {
+      throw UsageError(fmt::format("duplicate {} '{}'", what, v));
+    }
+    checked.push_back(static_cast<int>(v));
+  }
+  return checked;
+}
 
 std::vector<int> parse_gpu_counts(const std::string& text, int available) {
   std::vector<int> counts = parse_int_list(text, "--gpus value", false);

@@ -274,8 +274,9 @@ int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
   Journal journal(out_dir + "/journal.jsonl",
                   Json{{"argv", argv}, {"run_id", run.run_id}, {"started_at", run.started_at},
                        {"tool", run.tool}, {"plan", run.plan},
+                       {"plan_options", plan_options_to_json(given)},
                        {"test_hooks", test_hooks::active()}},
-                  sweep_journal_mode(out_dir, resuming, argv));
+                  sweep_journal_mode(out_dir, resuming, options.force));
   logging::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
                 out_dir);
 

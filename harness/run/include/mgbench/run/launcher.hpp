@@ -69,6 +69,9 @@ std::vector<HostSlots> parse_host_list(const std::string& text);
 // UsageError (exit 2) when unreadable or malformed.
 std::vector<HostSlots> parse_hostfile(const std::string& path);
 std::vector<HostSlots> parse_hostfile_text(const std::string& text, const std::string& path);
+// The checks of both on a list already typed (a resumed sweep's plan, read from its journal):
+// valid names, none twice, slots 0 (not given) or 1..4096. UsageError naming `where`.
+std::vector<HostSlots> checked_hosts(const std::vector<HostSlots>& hosts, const std::string& where);
 
 // The GPUs per node the plan fills: --gpus-per-node, else the hosts' slots (which must agree),
 // else `local_devices` (what this host has). UsageError when the slots differ.
@@ -90,6 +93,8 @@ void check_forward_name(const std::string& name);
 // --launcher-arg (every occurrence, in order, whole: a word may hold commas) and --forward-env
 // of a command line (sweep, doctor). UsageError on a bad name.
 void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
+std::vector<std::string> launcher_words(const cxxopts::ParseResult& args);
+std::vector<std::string> forward_env_names(const std::string& text);
 
 // A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
 // srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail
