@@ -118,10 +118,6 @@ void write_csv(const RunResult& run, std::ostream& out) {
   }
 }
 
-void write_csv_file(const RunResult& run, const std::string& path) {
-  CsvPrinter().write({run}, path);
-}
-
 void CsvPrinter::print(const Printable& what, std::ostream& out) const { write_csv(what.run, out); }
 
 }  // namespace mgbench::reports

@@ -250,8 +250,6 @@ std::string render_html_report(const RunResult& run) {
   return out + "</main>\n" + html_page_end();
 }
 
-void write_html(const RunResult& run, const std::string& path) { HtmlPrinter().write({run}, path); }
-
 void HtmlPrinter::print(const Printable& what, std::ostream& out) const {
   // An accept run: its own report (`mgbench accept --from` renders it in another language).
   out << (what.run.accept.is_null() ? render_html_report(what.run)

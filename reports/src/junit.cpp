@@ -168,11 +168,6 @@ void write_junit(const Comparison& cmp, const RunResult* next, std::ostream& out
   out << "</testsuites>\n";
 }
 
-void write_junit_file(const Comparison& cmp, const RunResult* next, const std::string& path) {
-  const RunResult none;  // no wall times
-  JunitPrinter().write({next != nullptr ? *next : none, &cmp}, path);
-}
-
 void JunitPrinter::print(const Printable& what, std::ostream& out) const {
   if (what.comparison == nullptr) throw UsageError("junit renders the comparison of two runs");
   write_junit(*what.comparison, &what.run, out);

@@ -10,8 +10,6 @@
 namespace mgbench::reports {
 
 void write_csv(const mgbench::RunResult& run, std::ostream& out);
-// CsvPrinter::write (a wrapper for callers that name the format in code).
-void write_csv_file(const mgbench::RunResult& run, const std::string& path);
 
 class CsvPrinter final : public Printer {
  public:

@@ -10,8 +10,6 @@
 
 namespace mgbench::reports {
 
-// HtmlPrinter::write (a wrapper for callers that name the format in code).
-void write_html(const mgbench::RunResult& run, const std::string& path);
 std::string render_html_report(const mgbench::RunResult& run);
 
 // "html": the report page (an accept run: its own report, in English).

@@ -14,8 +14,6 @@ namespace mgbench::reports {
 
 // `next` (the NEW run, may be null) gives each testcase its time: the wall time of the point.
 void write_junit(const Comparison& comparison, const RunResult* next, std::ostream& out);
-// JunitPrinter::write (a wrapper for callers that name the format in code).
-void write_junit_file(const Comparison& comparison, const RunResult* next, const std::string& path);
 
 // "junit": the comparison (Printable::comparison) of a base run with `run`.
 class JunitPrinter final : public Printer {
