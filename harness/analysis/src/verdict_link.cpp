@@ -6,6 +6,7 @@
 #include <set>
 
 #include "mgbench/core/text.hpp"
+#include "mgbench/model/gpu_models.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/model/point_view.hpp"
 #include "verdict_detail.hpp"
@@ -51,7 +52,7 @@ Link node_link(const Json& env) {
   hw.pcie_width = static_cast<unsigned>(std::max(0, integer_in(g, "pcie", "width_max", 0)));
   const LinkLimit limit = peer_link_limit(hw);
   if (!(limit.GBps > 0)) return {};
-  const double nvlink = nvlink_link_GBps(nvlink_generation(hw.cc_major, hw.cc_minor));
+  const double nvlink = nvlink_link_GBps(nvlink_generation_of(hw.cc_major, hw.cc_minor));
   if (hw.nvlinks_up > 0 && limit.GBps == nvlink * hw.nvlinks_up) {
     return {"NVLink", std::to_string(hw.nvlinks_up) + " links x " + fixed(nvlink, 0) + " GB/s",
             limit.GBps};
