@@ -34,8 +34,8 @@
 //   a step alone, back to back), optimizer_s; exposed_comm_s = max(0, step - compute_only);
 //   overlap_ratio = clamp((comm - exposed_comm) / comm, 0, 1); fsdp and tp_dp also time the
 //   step without each of their two kinds (exposed_<kind>_s = max(0, step - step without it)).
-// Peak memory per rank as train_step measures it (above the set-up baseline, the libraries'
-// lazy allocations apart), with the estimate of transformer_math.hpp beside it.
+// Peak memory per rank as train_step measures it (step_memory.hpp), with the estimate of
+// transformer_math.hpp beside it.
 // Verification (every point; src/transformer_verify.hpp): replicas and shards agree, the bytes
 // handed to NCCL equal the formula, and one step of a tiny model matches an FP64 reference.
 #include <cuda_runtime_api.h>
@@ -47,6 +47,7 @@
 
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/lt_gemm.hpp"
+#include "mgbench/bench/step_memory.hpp"
 #include "mgbench/bench/transformer_comm.hpp"
 #include "mgbench/bench/transformer_model.hpp"
 #include "mgbench/bench/transformer_points.hpp"
@@ -64,12 +65,6 @@ constexpr std::size_t kGemmWorkspaceBytes = 32ull << 20;
 constexpr double kBreakdownBudgetS = 2.0;  // device time for the breakdown timings per point
 constexpr std::uint64_t kDataSeed = 0x746f6b656e000000ULL;  // mixed with the data-parallel rank
 
-std::size_t device_used_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MGBENCH_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  return total_b - free_b;
-}
-
 // What the strategy's communication is, for the verdicts ("Exposed communication (...)").
 const char* communication_of(Strategy s) {
   switch (s) {
@@ -86,9 +81,7 @@ const char* communication_of(Strategy s) {
 class TransformerPoint final : public RankPoint {
  public:
   explicit TransformerPoint(RankEnv& env)
-      : env_(env), cfg_(config_from_params(*env.params, env.nranks)) {
-    MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
-    used_before_ = device_used_bytes();
+      : env_(env), cfg_(config_from_params(*env.params, env.nranks)), memory_(env.device) {
     // Allocation may fail on some ranks only (OOM): every rank meets the others exactly once
     // below, failed or not, before any collective of the step.
     std::exception_ptr error;
@@ -101,30 +94,25 @@ class TransformerPoint final : public RankPoint {
     } catch (...) {
       error = std::current_exception();
     }
-    const auto failed = env.all_gather_ptr(error ? reinterpret_cast<void*>(1) : nullptr);
-    if (error) std::rethrow_exception(error);
-    for (void* f : failed) {
-      if (f != nullptr) throw WaivedError("another rank failed during set-up");
-    }
-    warm_collectives();
-    note_memory();
-    used_after_setup_ = device_used_bytes();
+    meet_after_setup(env, error);
+    // Every collective the point issues, once, before anything is measured (NCCL connects its
+    // algorithms lazily); what it allocates is reported apart as library_lazy_bytes.
+    memory_.warm([this] {
+      main_->enqueue_comm_only();
+      tiny_->enqueue_comm_only();
+      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
+    });
   }
 
   void enqueue() override {
-    // As train_step: what the device gained between set-up and the second op is what the
-    // libraries allocated lazily on their first use, reported apart.
-    if (++calls_ == 2) {
-      const std::size_t used = device_used_bytes();
-      lazy_bytes_ += used > used_after_setup_ ? used - used_after_setup_ : 0;
-    }
+    memory_.first_ops();
     main_->enqueue_step();
   }
 
   Verification verify() override {
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.comm_stream));
-    note_memory();
+    memory_.note();
     Verification v;
     const CommVolume counted = comms_->counted();  // of the last measured step
     const auto fold = [&v](const CheckResult& r) {
@@ -134,17 +122,17 @@ class TransformerPoint final : public RankPoint {
       }
     };
     fold(check_comm_volume(counted, cfg_, v));
-    fold(alone([&] { return check_agreement(env_, *main_, v); }));
-    fold(alone([&] { return check_gradients(env_, *tiny_, v); }));
+    fold(alone(env_, [&] { return check_agreement(env_, *main_, v); }));
+    fold(alone(env_, [&] { return check_gradients(env_, *tiny_, v); }));
     measure_breakdown();  // changes the weights: after the checks
-    note_memory();
+    memory_.note();
     return v;
   }
 
   Json rank_details() override {
     Json d;
-    d["peak_bytes"] = std::max<std::uint64_t>(peak_used_, allocated_bytes());
-    d["library_lazy_bytes"] = lazy_bytes_;
+    d["peak_bytes"] = memory_.peak_bytes(allocated_bytes());
+    d["library_lazy_bytes"] = memory_.lazy_bytes();
     d["allocated_bytes"] = allocated_bytes();
     d["estimate_bytes"] = estimate_memory(cfg_).total() + kGemmWorkspaceBytes +
                           estimate_memory(tiny_config(cfg_)).total();
@@ -161,41 +149,11 @@ class TransformerPoint final : public RankPoint {
     return main_->allocated_bytes() + tiny_->allocated_bytes() + lt_->workspace_bytes();
   }
 
-  // A part of verify() this rank may fail alone while the others go on to a collective: the
-  // failure fails the group, so that no rank waits for this one, then propagates.
-  template <typename F>
-  auto alone(F&& f) -> decltype(f()) {
-    try {
-      return f();
-    } catch (const std::exception& e) {
-      env_.fail_group(e.what());
-      throw;
-    }
-  }
-
-  // Every collective the point issues, once, before anything is measured (NCCL connects its
-  // algorithms lazily); what it allocates is reported apart as library_lazy_bytes.
-  void warm_collectives() {
-    const std::size_t before = device_used_bytes();
-    main_->enqueue_comm_only();
-    tiny_->enqueue_comm_only();
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    const std::size_t after = device_used_bytes();
-    lazy_bytes_ = after > before ? after - before : 0;
-  }
-
-  void note_memory() {
-    const std::size_t used = device_used_bytes();
-    const std::size_t base = used_before_ + lazy_bytes_;
-    if (used > base) peak_used_ = std::max(peak_used_, used - base);
-  }
-
   void measure_breakdown();
 
   RankEnv& env_;
   StepConfig cfg_;
-  std::size_t used_before_ = 0, peak_used_ = 0, used_after_setup_ = 0, lazy_bytes_ = 0;
-  int calls_ = 0;
+  StepMemory memory_;
   std::unique_ptr<StepComms> comms_;
   std::unique_ptr<LtContext> lt_;
   std::unique_ptr<Replica> main_, tiny_;

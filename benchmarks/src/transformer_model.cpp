@@ -281,24 +281,29 @@ void Replica::backward_layer(int l, CommSet c, bool accumulate) {
   gemms_->wgrad(Proj::gate_up, a.n2, dgu_.get(), seg(g, Segment::gate_up), beta, s);
   gemms_->dgrad(Proj::gate_up, seg(w, Segment::gate_up), dgu_.get(), dn_.get(), s);
   if (tp) comms_.tp_allreduce(dn_.get(), T * h, dtype_, s);
-  MGBENCH_CUDA_CHECK(kernels::launch_rmsnorm_backward(
-      dn_.get(), a.h1, seg(w, Segment::mlp_norm), a.rstd2, dy, dh1, gprod_.as<float>(), dtype_,
-      T, h, s));
-  MGBENCH_CUDA_CHECK(kernels::launch_bias_grad(gprod_.get(), DType::fp32, T, h,
-                                               seg(g, Segment::mlp_norm), accumulate,
-                                               norm_ws_.as<float>(), s));
+  norm_backward(a.h1, seg(w, Segment::mlp_norm), a.rstd2, dy, dh1, seg(g, Segment::mlp_norm),
+                accumulate);
   gemms_->wgrad(Proj::out, a.ao, dh1, seg(g, Segment::out), beta, s);
   gemms_->dgrad(Proj::out, seg(w, Segment::out), dh1, dao_.get(), s);
   attention_->backward(a.qkv, a.probs, dao_.get(), dqkv_.get(), dscores_.get(), s);
   gemms_->wgrad(Proj::qkv, a.n1, dqkv_.get(), seg(g, Segment::qkv), beta, s);
   gemms_->dgrad(Proj::qkv, seg(w, Segment::qkv), dqkv_.get(), dn_.get(), s);
   if (tp) comms_.tp_allreduce(dn_.get(), T * h, dtype_, s);
-  MGBENCH_CUDA_CHECK(kernels::launch_rmsnorm_backward(
-      dn_.get(), a.x, seg(w, Segment::attn_norm), a.rstd1, dh1, dy, gprod_.as<float>(), dtype_,
-      T, h, s));
-  MGBENCH_CUDA_CHECK(kernels::launch_bias_grad(gprod_.get(), DType::fp32, T, h,
-                                               seg(g, Segment::attn_norm), accumulate,
-                                               norm_ws_.as<float>(), s));
+  norm_backward(a.x, seg(w, Segment::attn_norm), a.rstd1, dh1, dy, seg(g, Segment::attn_norm),
+                accumulate);
+}
+
+// RMSNorm backward of the norm-output gradient in dn_ (x its input, g its weight): dx = resid +
+// the norm's input gradient (dx may be resid); dg (fp32) = or += the weight's gradient.
+void Replica::norm_backward(const char* x, const char* g, const float* rstd, const char* resid,
+                            char* dx, float* dg, bool accumulate) {
+  const std::size_t T = static_cast<std::size_t>(cfg_.local_tokens()),
+                    h = static_cast<std::size_t>(dims_.hidden);
+  MGBENCH_CUDA_CHECK(kernels::launch_rmsnorm_backward(dn_.get(), x, g, rstd, resid, dx,
+                                                      gprod_.as<float>(), dtype_, T, h,
+                                                      env_.stream));
+  MGBENCH_CUDA_CHECK(kernels::launch_bias_grad(gprod_.get(), DType::fp32, T, h, dg, accumulate,
+                                               norm_ws_.as<float>(), env_.stream));
 }
 
 }  // namespace mgbench::bench::transformer

@@ -95,6 +95,8 @@ class Replica {
   void forward_layer(int l, CommSet c);
   void backward(CommSet c, int micro);
   void backward_layer(int l, CommSet c, bool accumulate);
+  void norm_backward(const char* x, const char* g, const float* rstd, const char* resid,
+                     char* dx, float* dg, bool accumulate);
   void send_gradients(int l, CommSet c, int micro);
   void join_comm();
   // fsdp: start layer l's all-gather on the comm stream; wait for it on the timed stream; mark
