@@ -103,7 +103,8 @@ void Replica::allocate() {
 
 // Weights: norm weights uniform in [0.5, 1.5], matrices uniform in +-sqrt(3 / fan-in); each
 // segment piece the rank holds from its own seed (the layer, the segment, the tensor-parallel
-// rank and the piece's offset: data-parallel replicas start equal). Padding stays zero.
+// rank for the sliced matrices, and the piece's offset: data-parallel replicas and the
+// tensor-parallel ranks' norm weights start equal). Padding stays zero.
 void Replica::initialise(std::uint64_t data_seed) {
   cudaStream_t s = env_.stream;
   for (DeviceBuffer* b : {&master_, &adam_m_, &adam_v_, &grads_}) {
@@ -122,10 +123,11 @@ void Replica::initialise(std::uint64_t data_seed) {
       const SegmentSlot& slot = layout_.at(piece.segment);
       const bool norm = piece.segment == Segment::attn_norm || piece.segment == Segment::mlp_norm;
       const double range = std::sqrt(3.0 / static_cast<double>(slot.fan_in()));
+      // Norm weights are replicated over the tensor-parallel ranks: the same seed on each.
+      const std::uint64_t slice = norm ? 0 : static_cast<std::uint64_t>(comms_.tp_rank());
       const std::uint64_t seed =
           mix64(kWeightSeed ^ (static_cast<std::uint64_t>(l) << 40) ^
-                (static_cast<std::uint64_t>(piece.segment) << 32) ^
-                (static_cast<std::uint64_t>(comms_.tp_rank()) << 24) ^ piece.begin);
+                (static_cast<std::uint64_t>(piece.segment) << 32) ^ (slice << 24) ^ piece.begin);
       MGBENCH_CUDA_CHECK(kernels::fill_uniform(base + (piece.begin - begin), piece.end - piece.begin,
                                                DType::fp32, seed, norm ? 0.5 : -range,
                                                norm ? 1.5 : range, s));
