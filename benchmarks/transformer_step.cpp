@@ -213,6 +213,8 @@ GroupRunner transformer_runner() {
   o.needs_nccl = true;
   o.default_timing = TimingMethod::host;
   o.default_cache = CacheMode::hot;
+  // Model FLOPs above the dtype's dense peak cannot come from the hardware: flagged.
+  o.limits = {LimitCheck{"model_tflops_per_gpu", LimitKind::tflops}};
   return make_runner(
       [](RankEnv& env) -> std::unique_ptr<RankPoint> {
         return std::make_unique<TransformerPoint>(env);
