@@ -289,7 +289,7 @@ std::vector<std::string> preset_notes() {
   notes.push_back("model=custom: --param hidden=... heads=... [kv_heads=...] mlp=... (head dim "
                   "= hidden / heads, kv_heads defaults to heads)");
   notes.push_back("strategy=ddp|fsdp run on any GPU count (on one GPU: one-rank collectives); "
-                  "tp on 2..8 GPUs of one node that divide heads, kv heads and MLP; tp_dp on "
+                  "tp on 2 or more GPUs of one node that divide heads, kv heads and MLP; tp_dp on "
                   "multiples of 2 x tp_size GPUs; points that cannot run on a GPU count are "
                   "left out of its group with a note");
   notes.push_back("attention: GEMM-based (cuBLASLt strided-batched q k^T and P v, causal "
@@ -317,7 +317,7 @@ MGBENCH_REGISTER_WORKLOAD(
                   "MFU = that / the dtype's dense peak (% of peak); exposed_comm_s = max(0, "
                   "step - compute_only); bytes per step: ddp 4 P_layer L, fsdp accum (2 L e + "
                   "4 L) P_layer, tp accum 4 L e tokens hidden")
-        .requirements("tp: 2..8 GPUs of one node dividing heads, kv heads and MLP size; "
+        .requirements("tp: 2 or more GPUs of one node dividing heads, kv heads and MLP size; "
                       "tp_dp: tp_size dividing them and the node, at least two replicas")
         .notes(preset_notes())
         .axis(Axis::text("model", {"llama3-8b"})

@@ -51,6 +51,7 @@ Position tp_position(const ModelShape& shape, int tp, int rank, Segment segment,
 
 std::vector<double> assemble_tp(const ModelShape& shape, int layers,
                                 const std::vector<std::vector<double>>& locals) {
+  check_ranks(locals.size(), locals.size(), "TP slices");
   const int tp = static_cast<int>(locals.size());
   const LayerLayout whole = full_layout(shape), local = layer_layout(local_dims(shape, tp));
   const std::size_t L = static_cast<std::size_t>(layers);
@@ -97,6 +98,7 @@ std::vector<double> slice_tp(const ModelShape& shape, int layers, int tp, int ra
 
 std::vector<double> assemble_fsdp(const ModelShape& shape, int layers,
                                   const std::vector<std::vector<double>>& shards) {
+  check_ranks(shards.size(), shards.size(), "FSDP shards");
   const std::size_t n = shards.size(), L = static_cast<std::size_t>(layers);
   const LayerLayout whole = full_layout(shape);
   const LayerLayout padded = layer_layout(local_dims(shape, 1), kAlign * n);

@@ -77,8 +77,10 @@ TEST_CASE("a dry run on 1, 2, 4 and 8 GPUs plans every strategy where it can run
     CAPTURE(n);
     for (const char* s : {"ddp", "fsdp", "tp", "tp_dp"}) CHECK(has(n, s) == 1);
   }
-  CHECK(r.out.find("Note: transformer_step on 1 GPU: 2 points left out") != std::string::npos);
-  CHECK(r.out.find("tp needs at least 2 GPUs") != std::string::npos);
+  CHECK(r.out.find("Note: transformer_step on 1 GPU: 1 point left out: tp needs at least 2 GPUs") !=
+        std::string::npos);
+  CHECK(r.out.find("Note: transformer_step on 2 GPUs: 1 point left out: tp_dp with tp_size 2 "
+                   "needs a multiple of 4 GPUs") != std::string::npos);
 }
 
 TEST_CASE("a dry run leaves out tensor parallelism that does not divide the heads") {

@@ -48,7 +48,7 @@ TEST_CASE("transformer presets carry the published dimensions", "[unit][transfor
   CHECK(model_parameters(*b8, 32) == Approx(6979.9e6).epsilon(1e-3));
   CHECK(model_parameters(*b70, 80) == Approx(68452.6e6).epsilon(1e-3));
   // One 8B layer exactly: 4096 x 6144 + 4096 x 4096 + 3 x 4096 x 14336 + 2 x 4096.
-  CHECK(model_parameters(*b8, 1) == 218112000.0 + 8192.0);
+  CHECK(model_parameters(*b8, 1) == 218103808.0 + 8192.0);
 }
 
 TEST_CASE("transformer model FLOPs: 6 N plus the attention term", "[unit][transformer]") {
@@ -109,7 +109,7 @@ TEST_CASE("transformer layout: segments aligned, the FSDP length divisible by th
   CHECK(l.at(Segment::out).cols == 4096);
   CHECK(l.at(Segment::gate_up).rows == 2 * 14336);
   CHECK(l.at(Segment::down).cols == 14336);
-  CHECK(l.parameters == 218112000 + 8192);
+  CHECK(l.parameters == 218103808 + 8192);
   for (const SegmentSlot& s : l.segments) CHECK(s.offset % kAlign == 0);
   const LayerLayout padded = layer_layout(local_dims(ModelShape{"t", 64, 16, 8, 8, 128, 0, 0}, 1),
                                           kAlign * 3);
@@ -149,7 +149,8 @@ TEST_CASE("transformer tensor-parallel slices: heads, kv heads and MLP rows in p
   std::vector<std::vector<double>> slices;
   for (int r = 0; r < 4; ++r) slices.push_back(slice_tp(s, 2, 4, r, model));
   CHECK(assemble_tp(s, 2, slices) == model);
-  slices.pop_back();
+  slices.pop_back();  // three slices of a 4-way split: the wrong length for 3-way
+  CHECK_THROWS(assemble_tp(s, 2, slices));
   CHECK_THROWS(assemble_tp(s, 2, std::vector<std::vector<double>>{}));
 }
 
