@@ -116,7 +116,8 @@ GemmBufferBytes gemm_buffer_bytes(std::int64_t m, std::int64_t n, std::int64_t k
 
 GemmDims parse_gemm_shape(const std::string& text, std::int64_t max_dim) {
   const auto bad = [&](const std::string& why) {
-    return UsageError("gemm shape '" + text + "': " + why + " (expected MxNxK, e.g. 8192x6144x4096)");
+    return UsageError("gemm shape '" + text + "': " + why +
+                      " (expected MxNxK, e.g. 8192x6144x4096)");
   };
   std::int64_t dims[3] = {0, 0, 0};
   std::size_t at = 0;

@@ -114,11 +114,13 @@ AttentionGemms::AttentionGemms(const LtContext& lt, const StepConfig& cfg,
     return std::make_unique<LtGemm>(lt, s, what);
   };
   // scores (S x S) = K^T Q: A = K (hd x S), B = Q (hd x S); C = probs (ld S)
-  scores_ = make(attention_shape(cfg, alignment, T, N, S, S, hd, qw, qw, S, hd, G * hd, G * S * S),
-                 "attention scores");
+  scores_ = make(
+      attention_shape(cfg, alignment, T, N, S, S, hd, qw, qw, S, hd, G * hd, G * S * S),
+      "attention scores");
   // out (hd x S) = V P: A = V, B = probs; C = out (ld attention width)
-  weighted_ = make(attention_shape(cfg, alignment, N, N, hd, S, S, qw, S, aw, hd, G * S * S, G * hd),
-                   "attention-weighted values");
+  weighted_ = make(
+      attention_shape(cfg, alignment, N, N, hd, S, S, qw, S, aw, hd, G * S * S, G * hd),
+      "attention-weighted values");
   // dP (S x S) = V^T dO: A = V, B = dout; C = dscores (contiguous per kv head)
   dprobs_ = make(attention_shape(cfg, alignment, T, N, S, S, hd, qw, aw, S, hd, G * hd, S * S),
                  "attention probability gradient");

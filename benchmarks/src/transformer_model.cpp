@@ -128,9 +128,9 @@ void Replica::initialise(std::uint64_t data_seed) {
       const std::uint64_t seed =
           mix64(kWeightSeed ^ (static_cast<std::uint64_t>(l) << 40) ^
                 (static_cast<std::uint64_t>(piece.segment) << 32) ^ (slice << 24) ^ piece.begin);
-      MGBENCH_CUDA_CHECK(kernels::fill_uniform(base + (piece.begin - begin), piece.end - piece.begin,
-                                               DType::fp32, seed, norm ? 0.5 : -range,
-                                               norm ? 1.5 : range, s));
+      MGBENCH_CUDA_CHECK(kernels::fill_uniform(base + (piece.begin - begin),
+                                               piece.end - piece.begin, DType::fp32, seed,
+                                               norm ? 0.5 : -range, norm ? 1.5 : range, s));
     }
   }
   MGBENCH_CUDA_CHECK(kernels::launch_round_copy(master_.as<float>(), copy_.get(), dtype_,
@@ -279,7 +279,8 @@ void Replica::backward_layer(int l, CommSet c, bool accumulate) {
   char* dh1 = d_b_.as<char>();
   gemms_->wgrad(Proj::down, a.act, dy, seg(g, Segment::down), beta, s);
   gemms_->dgrad(Proj::down, seg(w, Segment::down), dy, dact_.get(), s);
-  MGBENCH_CUDA_CHECK(kernels::launch_swiglu_backward(dact_.get(), a.gu, dgu_.get(), dtype_, T, m, s));
+  MGBENCH_CUDA_CHECK(
+      kernels::launch_swiglu_backward(dact_.get(), a.gu, dgu_.get(), dtype_, T, m, s));
   gemms_->wgrad(Proj::gate_up, a.n2, dgu_.get(), seg(g, Segment::gate_up), beta, s);
   gemms_->dgrad(Proj::gate_up, seg(w, Segment::gate_up), dgu_.get(), dn_.get(), s);
   if (tp) comms_.tp_allreduce(dn_.get(), T * h, dtype_, s);

@@ -142,10 +142,14 @@ void attention(const ReferenceModel& m, LayerCache& c, StoreFn store) {
         }
         double sum = 0;
         for (std::size_t j = 0; j <= i; ++j) sum += std::exp(p[i * S + j] - mx);
-        for (std::size_t j = 0; j <= i; ++j) p[i * S + j] = store(std::exp(p[i * S + j] - mx) / sum);
+        for (std::size_t j = 0; j <= i; ++j) {
+          p[i * S + j] = store(std::exp(p[i * S + j] - mx) / sum);
+        }
         for (std::size_t e = 0; e < hd; ++e) {
           double s = 0;
-          for (std::size_t j = 0; j <= i; ++j) s += p[i * S + j] * c.qkv[(b * S + j) * qw + o.v + e];
+          for (std::size_t j = 0; j <= i; ++j) {
+            s += p[i * S + j] * c.qkv[(b * S + j) * qw + o.v + e];
+          }
           c.ao[(b * S + i) * aw + h * hd + e] = store(s);
         }
       }
@@ -175,7 +179,9 @@ Vec attention_back(const ReferenceModel& m, const LayerCache& c, const Vec& dao,
           dot += p[i * S + j] * ds[i * S + j];
           for (std::size_t e = 0; e < hd; ++e) dqkv[row(j) * qw + o.v + e] += p[i * S + j] * g[e];
         }
-        for (std::size_t j = 0; j <= i; ++j) ds[i * S + j] = store(p[i * S + j] * (ds[i * S + j] - dot));
+        for (std::size_t j = 0; j <= i; ++j) {
+          ds[i * S + j] = store(p[i * S + j] * (ds[i * S + j] - dot));
+        }
       }
       for (std::size_t i = 0; i < S; ++i) {
         for (std::size_t j = 0; j <= i; ++j) {

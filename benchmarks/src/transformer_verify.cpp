@@ -84,10 +84,12 @@ CheckResult check_agreement(const RankEnv& env, Replica& replica, Verification& 
 CheckResult check_comm_volume(const CommVolume& counted, const StepConfig& cfg, Verification& v) {
   const CommVolume want = comm_volume(cfg);
   const auto pair = [](double got, double expected) { return Json{got, expected}; };
-  v.details["comm_bytes"] = Json{{"all_reduce_tp", pair(counted.all_reduce_tp, want.all_reduce_tp)},
-                                 {"all_reduce_dp", pair(counted.all_reduce_dp, want.all_reduce_dp)},
-                                 {"all_gather", pair(counted.all_gather, want.all_gather)},
-                                 {"reduce_scatter", pair(counted.reduce_scatter, want.reduce_scatter)}};
+  // Per kind: [what this rank handed to NCCL, what the formula says].
+  v.details["comm_bytes"] =
+      Json{{"all_reduce_tp", pair(counted.all_reduce_tp, want.all_reduce_tp)},
+           {"all_reduce_dp", pair(counted.all_reduce_dp, want.all_reduce_dp)},
+           {"all_gather", pair(counted.all_gather, want.all_gather)},
+           {"reduce_scatter", pair(counted.reduce_scatter, want.reduce_scatter)}};
   const bool ok = counted.all_reduce_tp == want.all_reduce_tp &&
                   counted.all_reduce_dp == want.all_reduce_dp &&
                   counted.all_gather == want.all_gather &&

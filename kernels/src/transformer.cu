@@ -49,7 +49,9 @@ struct Chunk {
 };
 
 __device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = kWarp / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  for (int offset = kWarp / 2; offset > 0; offset /= 2) {
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  }
   return v;
 }
 
@@ -395,8 +397,8 @@ cudaError_t launch_adamw(float* master, float* m, float* v, const float* grad, v
   if (count == 0) return cudaSuccess;
   return dispatch(copy_dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    adamw_kernel<T><<<grid_for(count, 4), kThreads, 0, stream>>>(master, m, v, grad,
-                                                                 static_cast<T*>(copy), count, step);
+    adamw_kernel<T><<<grid_for(count, 4), kThreads, 0, stream>>>(
+        master, m, v, grad, static_cast<T*>(copy), count, step);
   });
 }
 

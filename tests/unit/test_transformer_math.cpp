@@ -163,7 +163,8 @@ TEST_CASE("transformer FSDP shards assemble into the whole model", "[unit][trans
   for (std::size_t r = 0; r < 3; ++r) {
     for (std::size_t l = 0; l < 2; ++l) {
       for (std::size_t i = 0; i < shard; ++i) {
-        shards[r][l * shard + i] = 1e6 * static_cast<double>(l) + static_cast<double>(r * shard + i);
+        shards[r][l * shard + i] =
+            1e6 * static_cast<double>(l) + static_cast<double>(r * shard + i);
       }
     }
   }
@@ -268,7 +269,8 @@ TEST_CASE("transformer metrics: tokens/s and model TFLOP/s per GPU", "[unit][tra
   CHECK(m["tokens_per_s_per_gpu"].get<double>() == 2.0 * 4096 / 0.5);
   CHECK(m["global_batch"].get<double>() == 8);
   const StepConfig c = config_from_params(p, 4);
-  CHECK(m["model_tflops_per_gpu"].get<double>() == Approx(step_model_flops_per_gpu(c) / 0.5 / 1e12));
+  CHECK(m["model_tflops_per_gpu"].get<double>() ==
+        Approx(step_model_flops_per_gpu(c) / 0.5 / 1e12));
   CHECK(m["comm_bytes_per_step"].get<double>() == comm_volume(c).total());
   CHECK(std::isnan(metrics(p, 4, 0.0)["tokens_per_s"].get<double>()));
 }

@@ -1,6 +1,7 @@
 #pragma once
-// cuBLASLt helpers shared by the GEMM workloads (gemm, train_step, transformer_step): RAII for the cuBLASLt
-// objects, the cudaDataType_t of a kernels::DType and the best-heuristic algorithm query.
+// cuBLASLt helpers shared by the GEMM workloads (gemm, train_step, transformer_step): RAII for
+// the cuBLASLt objects, the cudaDataType_t of a kernels::DType and the best-heuristic algorithm
+// query.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 

@@ -6,9 +6,9 @@
 //
 // Per rank and micro-step, on the timed stream (T = local tokens):
 //   forward, per layer: [fsdp: wait for the layer's all-gather, prefetched on the comm stream
-//   while the previous layer computes]; RMSNorm; QKV GEMM; attention (attention.cpp); output
-//   GEMM adding the residual; [tp: all-reduce]; RMSNorm; gate/up GEMM; SwiGLU; down GEMM adding
-//   the residual; [tp: all-reduce];
+//   while the previous layer computes]; RMSNorm; QKV GEMM; attention (src/transformer_gemms.hpp);
+//   output GEMM adding the residual; [tp: all-reduce]; RMSNorm; gate/up GEMM; SwiGLU; down GEMM
+//   adding the residual; [tp: all-reduce];
 //   loss gradient y - t;
 //   backward, last layer first: each GEMM's weight gradient (fp32, accumulated over micro-steps)
 //   and input gradient, [tp: all-reduce of the norm-input gradients], RMSNorm backward with the
