@@ -308,6 +308,7 @@ using namespace mgbench::bench::transformer;
 
 MGBENCH_REGISTER_WORKLOAD(
     Workload("transformer_step")
+        .category(WorkloadCategory::training)
         .summary("Training step of a Llama-shaped decoder-layer stack (1B/8B/70B presets or "
                  "explicit dimensions): ddp, fsdp (ZeRO-3), tensor-parallel or tp x dp, AdamW; "
                  "tokens/s and MFU")
