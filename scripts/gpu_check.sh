@@ -6,7 +6,8 @@
 # More steps are files in scripts/gpu_check.d/ (one PASS/FAIL line per check, also gathered in
 # OUT_DIR/summary.txt): labels (the GPU test labels), peaks, predict and history (they share one
 # default-profile sweep, the `example` step's when it ran first), batch, launch (mpirun as root),
-# ranks (ranks in processes on one GPU, NVLS as recorded).
+# ranks (ranks in processes on one GPU, NVLS as recorded), accept (mgbench accept --soak 2m),
+# transformer (transformer_step presets, MFU, the 8B layer's GEMMs).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; out="$2"; shift 2

@@ -195,6 +195,10 @@ Workload& Workload::expand(ExpandFn fn) {
   expand_ = std::move(fn);
   return *this;
 }
+Workload& Workload::fits(FitsFn fn) {
+  fits_ = std::move(fn);
+  return *this;
+}
 Workload& Workload::summarize(SummarizeFn fn) {
   summarize_ = std::move(fn);
   return *this;
@@ -227,6 +231,10 @@ const Axis* Workload::find_axis(const std::string& axis_name) const {
 
 std::vector<Params> Workload::expand_points(const AxisValues& values) const {
   return expand_ ? expand_(values) : cartesian_product(values);
+}
+
+std::string Workload::unfit(const Params& params, int gpus, int gpus_per_node) const {
+  return fits_ ? fits_(params, gpus, gpus_per_node) : std::string();
 }
 
 namespace {

@@ -69,6 +69,10 @@ struct Axis {
 using AxisValues = std::map<std::string, std::vector<Json>>;
 // Turns axis values into point parameter sets. Default: the cartesian product.
 using ExpandFn = std::function<std::vector<Params>(const AxisValues&)>;
+// Why a point cannot run on `gpus` GPUs of nodes of `gpus_per_node` ("" when it can): the
+// planner leaves it out of that GPU count's group, with a note (e.g. tensor parallelism that
+// does not divide the heads).
+using FitsFn = std::function<std::string(const Params& params, int gpus, int gpus_per_node)>;
 // Run-level summary of one workload's finished points (e.g. the all-reduce busbw plateau
 // per GPU count), stored in RunResult::summaries[workload].
 using SummarizeFn = std::function<Json(const std::vector<PointResult>& points)>;
@@ -91,6 +95,7 @@ class Workload {
   // How reports show this workload (stored in results.json with every run that has its points).
   Workload& present(Presentation presentation);
   Workload& expand(ExpandFn fn);
+  Workload& fits(FitsFn fn);
   Workload& summarize(SummarizeFn fn);
   Workload& runner(GroupRunner fn);
   // Rough seconds one point takes at a profile (for --dry-run estimates).
@@ -117,6 +122,8 @@ class Workload {
   // The declared presentation; its headline is the throughput metric when not declared there.
   Presentation presentation() const;
   std::vector<Params> expand_points(const AxisValues& values) const;
+  // Why `params` cannot run on `gpus` GPUs ("" when it can; always "" without a fits function).
+  std::string unfit(const Params& params, int gpus, int gpus_per_node) const;
   const GroupRunner& run() const { return runner_; }
   const SummarizeFn& summarizer() const { return summarize_; }
   double estimate_seconds_per_point() const { return estimate_s_; }
@@ -133,6 +140,7 @@ class Workload {
   std::string throughput_metric_, throughput_unit_;
   Presentation presentation_;
   ExpandFn expand_;
+  FitsFn fits_;
   SummarizeFn summarize_;
   GroupRunner runner_;
   double estimate_s_ = 2.0;
