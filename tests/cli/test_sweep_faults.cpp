@@ -279,11 +279,11 @@ TEST_CASE("resume reads the journal's plan: a command line there that cannot be 
   drop_last_point(journal);
   const auto r = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
   CHECK(r.exit_code == 0);
-  const auto run = mgbench::load_results(out + "/results.json");
-  REQUIRE(run.points.size() == 3);
-  for (const auto& p : run.points) CHECK(p.status == Status::ok);
-  REQUIRE(run.argv.size() > 2);  // the command line that resumed it, for information
-  CHECK(run.argv[1] == "--resume");
+  const auto resumed = mgbench::load_results(out + "/results.json");
+  REQUIRE(resumed.points.size() == 3);
+  for (const auto& p : resumed.points) CHECK(p.status == Status::ok);
+  REQUIRE(resumed.argv.size() > 2);  // the command line that resumed it, for information
+  CHECK(resumed.argv[1] == "--resume");
   // No command line at all: the same.
   edit_journal_header(journal, [](mgbench::Json& run) { run.erase("argv"); });
   drop_last_point(journal);
