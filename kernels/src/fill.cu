@@ -1,4 +1,4 @@
-// Random, constant and poison fills and the non-finite count (see fill.hpp).
+// Random and poison fills and the non-finite count (see fill.hpp).
 #include "mgbench/kernels/fill.hpp"
 
 #include <cuda_bf16.h>
@@ -275,27 +275,6 @@ cudaError_t fill_uniform(void* data, std::size_t count, DType dtype, std::uint64
     case DType::int32: launch_uniform<DType::int32, std::int32_t>(data, count, spec, stream); break;
   }
   return cudaGetLastError();
-}
-
-cudaError_t fill_constant(void* data, std::size_t count, DType dtype, double value,
-                          cudaStream_t stream) {
-  dtype = storage_dtype(dtype);
-  std::uint32_t pattern = 0;
-  const float f = static_cast<float>(value);
-  switch (dtype) {
-    case DType::fp32:
-    case DType::tf32: memcpy(&pattern, &f, 4); break;
-    case DType::bf16: pattern = round_16<__nv_bfloat16>(f); break;
-    case DType::fp16: pattern = round_16<__half>(f); break;
-    case DType::fp8_e4m3: pattern = __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3); break;
-    case DType::int32: {
-      if (!(value >= INT32_MIN && value <= INT32_MAX)) return cudaErrorInvalidValue;
-      const auto v = static_cast<std::int32_t>(std::llround(value));
-      memcpy(&pattern, &v, 4);
-      break;
-    }
-  }
-  return fill_pattern(data, count, dtype, pattern, stream);
 }
 
 cudaError_t fill_poison(void* data, std::size_t count, DType dtype, cudaStream_t stream) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "mgbench/reports/accept_render.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
@@ -69,6 +70,14 @@ void render_console(const RunResult& run, std::ostream& out, const ConsoleOption
   render_peak_lines(run, out);
   out << '\n'
       << "Points: " << status_counts(run) << (run.interrupted ? " (interrupted)" : "") << '\n';
+}
+
+void ConsolePrinter::print(const Printable& what, std::ostream& out) const {
+  if (what.run.accept.is_null()) {
+    render_console(what.run, out);
+  } else {
+    render_accept_console(what.run, Lang::en, out);  // an accept run: its checklist
+  }
 }
 
 }  // namespace mgbench::reports

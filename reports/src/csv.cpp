@@ -7,7 +7,6 @@
 
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
-#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -119,10 +118,6 @@ void write_csv(const RunResult& run, std::ostream& out) {
   }
 }
 
-void write_csv_file(const RunResult& run, const std::string& path) {
-  std::ostringstream out;
-  write_csv(run, out);
-  write_file_atomic(path, out.str());
-}
+void CsvPrinter::print(const Printable& what, std::ostream& out) const { write_csv(what.run, out); }
 
 }  // namespace mgbench::reports

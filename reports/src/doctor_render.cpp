@@ -66,10 +66,4 @@ void render_doctor_text(const Json& doctor, std::ostream& out, bool colour) {
   render_text(table, out, style);
 }
 
-std::string render_doctor_markdown(const Json& doctor, int heading_level) {
-  const Table table = doctor_table(doctor);
-  if (table.empty()) return "";
-  return render_markdown(table, heading_level);
-}
-
 }  // namespace mgbench::reports

@@ -7,7 +7,6 @@
 #include <set>
 #include <vector>
 
-#include "mgbench/core/file_io.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 
@@ -210,8 +209,8 @@ void write_gbench_json(const RunResult& run, std::ostream& out) {
   out << gbench_document(run).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
-void write_gbench_json_file(const RunResult& run, const std::string& path) {
-  write_file_atomic(path, [&run](std::ostream& out) { write_gbench_json(run, out); });
+void GbenchPrinter::print(const Printable& what, std::ostream& out) const {
+  write_gbench_json(what.run, out);
 }
 
 }  // namespace mgbench::reports

@@ -1,12 +1,12 @@
 // Self-contained HTML report.
 #include "mgbench/reports/html.hpp"
 
+#include "mgbench/reports/accept_render.hpp"
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/summary.hpp"
-#include "mgbench/core/file_io.hpp"
 
 namespace mgbench::reports {
 namespace {
@@ -250,8 +250,10 @@ std::string render_html_report(const RunResult& run) {
   return out + "</main>\n" + html_page_end();
 }
 
-void write_html(const RunResult& run, const std::string& path) {
-  write_file_atomic(path, render_html_report(run));
+void HtmlPrinter::print(const Printable& what, std::ostream& out) const {
+  // An accept run: its own report (`mgbench accept --from` renders it in another language).
+  out << (what.run.accept.is_null() ? render_html_report(what.run)
+                                    : render_accept_html(what.run, Lang::en));
 }
 
 }  // namespace mgbench::reports

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <vector>
 
-#include "mgbench/core/file_io.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/format.hpp"
 
@@ -168,10 +168,9 @@ void write_junit(const Comparison& cmp, const RunResult* next, std::ostream& out
   out << "</testsuites>\n";
 }
 
-void write_junit_file(const Comparison& cmp, const RunResult* next, const std::string& path) {
-  std::ostringstream out;
-  write_junit(cmp, next, out);
-  write_file_atomic(path, out.str());
+void JunitPrinter::print(const Printable& what, std::ostream& out) const {
+  if (what.comparison == nullptr) throw UsageError("junit renders the comparison of two runs");
+  write_junit(*what.comparison, &what.run, out);
 }
 
 }  // namespace mgbench::reports

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mgbench/reports/accept_render.hpp"
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/peaks.hpp"
@@ -169,6 +170,19 @@ void write_markdown(const RunResult& run, const std::string& md_path) {
   }
   write_file_atomic(manifest, written);
   write_file_atomic(md_path, render_markdown_report(run, dir_name));
+}
+
+void MarkdownPrinter::print(const Printable&, std::ostream&) const {
+  throw UsageError("--format md writes its charts beside the report: give a file, not -o -");
+}
+
+void MarkdownPrinter::write(const Printable& what, const std::string& path) const {
+  if (what.run.accept.is_null()) {
+    write_markdown(what.run, path);
+  } else {
+    // An accept run: its own report (`mgbench accept --from` renders it in another language).
+    write_file_atomic(path, render_accept_markdown(what.run, Lang::en));
+  }
 }
 
 }  // namespace mgbench::reports

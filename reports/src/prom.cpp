@@ -8,7 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include "mgbench/core/file_io.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 
@@ -292,8 +291,8 @@ void write_prom(const RunResult& run, std::ostream& out) {
   }
 }
 
-void write_prom_file(const RunResult& run, const std::string& path) {
-  write_file_atomic(path, [&run](std::ostream& out) { write_prom(run, out); });
+void PromPrinter::print(const Printable& what, std::ostream& out) const {
+  write_prom(what.run, out);
 }
 
 }  // namespace mgbench::reports

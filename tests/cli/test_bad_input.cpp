@@ -156,6 +156,14 @@ const BadInputCase kCases[] = {
      "sweep --resume $D/run", 2, "9.9.9"},
     {"sweep: --resume where the journal is a directory", "mkdir -p run/journal.jsonl",
      "sweep --resume $D/run", 2, "journal"},
+    {"sweep: --resume with a journal that records no plan",
+     "mkdir run; printf '%s\\n' '{\"type\":\"header\",\"run\":{\"argv\":[\"mgbench\",\"sweep\"]}}' "
+     "> run/journal.jsonl",
+     "sweep --resume $D/run", 2, "records no plan"},
+    {"sweep: --resume with a hostile plan in the journal",
+     "mkdir run; printf '%s\\n' '{\"type\":\"header\",\"run\":{\"plan_options\":{\"gpus\":[-1]}}}' "
+     "> run/journal.jsonl",
+     "sweep --resume $D/run", 2, "--gpus value '-1'"},
     {"sweep: --out is a file", "printf x > out",
      "sweep --workloads selftest --gpus 1 --skip-doctor --no-telemetry --no-history -q --out $D/out",
      4, "cannot create the output directory"},

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "catch_compat.hpp"
 #include "mgbench/model/results.hpp"
@@ -42,6 +45,13 @@ void edit_journal_header(const std::string& path, Edit edit) {
     text += record.dump() + "\n";
   }
   std::ofstream(path, std::ios::trunc) << text;
+}
+
+// Drops the journal's last point, so that a resume has work to do (and results to write).
+void drop_last_point(const std::string& journal) {
+  std::string text = mgbench::test::read_text(journal);
+  text.erase(text.rfind('\n', text.size() - 2) + 1);
+  std::ofstream(journal, std::ios::trunc) << text;
 }
 
 }  // namespace
@@ -210,8 +220,7 @@ TEST_CASE("resume refuses a changed plan, conflicting flags and another version 
   const std::string before = mgbench::test::read_text(out + "/results.json");
 
   edit_journal_header(journal, [](mgbench::Json& run) {
-    run["argv"] = {"sweep", "--workloads", "selftest", "--param", "behavior=wrong,ok", "--gpus",
-                   "1"};
+    run["plan_options"]["param"]["behavior"] = {"wrong", "ok"};
   });
   auto changed = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
   CHECK(changed.exit_code == 2);
@@ -219,7 +228,7 @@ TEST_CASE("resume refuses a changed plan, conflicting flags and another version 
   CHECK(changed.err.find("the plan changed: finished point #0") != std::string::npos);
 
   edit_journal_header(journal, [](mgbench::Json& run) {
-    run["argv"] = {"sweep", "--workloads", "selftest", "--param", "behavior=ok,ok", "--gpus", "1"};
+    run["plan_options"]["param"]["behavior"] = {"ok", "ok"};
     run["tool"]["version"] = "0.0.1-other";
   });
   auto version = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
@@ -232,7 +241,7 @@ TEST_CASE("resume refuses a changed plan, conflicting flags and another version 
   std::filesystem::remove_all(out);
 }
 
-TEST_CASE("resume takes only the plan from a hostile journal: its paths are never written") {
+TEST_CASE("resume takes only the plan from a journal: its command line's paths are never written") {
   const std::string out = mgbench::test::temp_dir("hostile");
   const std::string trap = mgbench::test::temp_dir("trap");
   REQUIRE(run_mgbench(selftest("ok,ok,ok", out), kSelftestEnv).exit_code == 0);
@@ -251,8 +260,8 @@ TEST_CASE("resume takes only the plan from a hostile journal: its paths are neve
                              kSelftestEnv + " HOME=" + out + " XDG_DATA_HOME=" + out);
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("1 unreadable line(s) skipped") != std::string::npos);
-  CHECK(r.err.find("with the plan of its journal: --workloads selftest --param "
-                   "behavior=ok,ok,ok --gpus 1\n") != std::string::npos);
+  CHECK(r.err.find("with the plan of its journal: --gpus [1] --workloads [\"selftest\"] --param "
+                   "{\"behavior\":[\"ok\",\"ok\",\"ok\"]}\n") != std::string::npos);
   CHECK(std::filesystem::is_empty(trap));
   const auto run = mgbench::load_results(out + "/results.json");
   REQUIRE(run.points.size() == 3);
@@ -260,6 +269,95 @@ TEST_CASE("resume takes only the plan from a hostile journal: its paths are neve
   CHECK(run.settings["isolation"] == "process");
   std::filesystem::remove_all(out);
   std::filesystem::remove_all(trap);
+}
+
+TEST_CASE("resume reads the journal's plan: a command line there that cannot be read resumes") {
+  const std::string out = mgbench::test::temp_dir("argv-unreadable");
+  REQUIRE(run_mgbench(selftest("ok,ok,ok", out), kSelftestEnv).exit_code == 0);
+  const std::string journal = out + "/journal.jsonl";
+  edit_journal_header(journal, [](mgbench::Json& run) { run["argv"] = {"sweep", 7, nullptr}; });
+  drop_last_point(journal);
+  const auto r = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
+  CHECK(r.exit_code == 0);
+  const auto resumed = mgbench::load_results(out + "/results.json");
+  REQUIRE(resumed.points.size() == 3);
+  for (const auto& p : resumed.points) CHECK(p.status == Status::ok);
+  REQUIRE(resumed.argv.size() > 2);  // the command line that resumed it, for information
+  CHECK(resumed.argv[1] == "--resume");
+  // No command line at all: the same.
+  edit_journal_header(journal, [](mgbench::Json& run) { run.erase("argv"); });
+  drop_last_point(journal);
+  CHECK(run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv).exit_code == 0);
+  CHECK(mgbench::load_results(out + "/results.json").points.size() == 3);
+  std::filesystem::remove_all(out);
+}
+
+TEST_CASE("resume refuses a journal whose plan is hostile or missing (exit 2, one line)") {
+  const std::string out = mgbench::test::temp_dir("plan-hostile");
+  REQUIRE(run_mgbench(selftest("ok,ok", out), kSelftestEnv).exit_code == 0);
+  const std::string journal = out + "/journal.jsonl";
+  drop_last_point(journal);
+  const std::string original = mgbench::test::read_text(journal);
+  const std::string results = mgbench::test::read_text(out + "/results.json");
+  using mgbench::Json;
+  const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases = {
+      {[](Json& run) { run.erase("plan_options"); }, "records no plan"},
+      {[](Json& run) { run["plan_options"] = Json::array(); }, "--gpus is missing"},
+      {[](Json& run) { run["plan_options"].erase("nvls"); }, "--nvls is missing"},
+      {[](Json& run) { run["plan_options"]["gpus"] = {-1}; }, "--gpus value '-1'"},
+      {[](Json& run) { run["plan_options"]["gpus"] = "1"; }, "--gpus"},
+      {[](Json& run) { run["plan_options"]["gpus"] = {1.5}; }, "--gpus"},
+      {[](Json& run) { run["plan_options"]["devices"] = {0, 0}; }, "duplicate --devices"},
+      {[](Json& run) { run["plan_options"]["workloads"] = {"nope"}; }, "unknown workload 'nope'"},
+      {[](Json& run) { run["plan_options"]["workloads"] = {"a,b"}; }, "--workloads"},
+      {[](Json& run) { run["plan_options"]["param"] = {{"behavior", "ok"}}; }, "param behavior"},
+      {[](Json& run) { run["plan_options"]["param"] = {{"", {"1"}}}; }, "--param"},
+      {[](Json& run) { run["plan_options"]["batch-sizes"] = {"0"}; }, "--batch-sizes value '0'"},
+      {[](Json& run) { run["plan_options"]["profile"] = "turbo"; }, "'turbo'"},
+      {[](Json& run) { run["plan_options"]["min-samples"] = 0; }, "--min-samples"},
+      {[](Json& run) { run["plan_options"]["min-time"] = "1"; }, "--min-time"},
+      {[](Json& run) { run["plan_options"]["max-noise"] = 5; }, "--max-noise"},
+      {[](Json& run) { run["plan_options"]["max-time-per-point"] = 1e300; }, "1e8"},
+      {[](Json& run) { run["plan_options"]["warmup"] = -1; }, "--warmup"},
+      {[](Json& run) { run["plan_options"]["launcher"] = "pdsh"; }, "'pdsh'"},
+      {[](Json& run) { run["plan_options"]["hosts"] = {{{"host", "a;rm"}, {"slots", 1}}}; },
+       "invalid host name"},
+      {[](Json& run) { run["plan_options"]["hosts"] = {{{"host", "a"}, {"slots", 99999}}}; },
+       "slot count"},
+      {[](Json& run) { run["plan_options"]["gpus-per-node"] = 5000; }, "--gpus-per-node"},
+      {[](Json& run) { run["plan_options"]["oversubscribe"] = true; }, "need --launcher mpirun"},
+      {[](Json& run) { run["plan_options"]["scaling"] = "both"; }, "'both'"},
+      {[](Json& run) { run["plan_options"]["baseline"] = "each"; }, "--baseline"},
+      {[](Json& run) { run["plan_options"]["nvls"] = "maybe"; }, "'maybe'"},
+  };
+  for (const auto& [change, expected] : cases) {
+    std::ofstream(journal, std::ios::trunc) << original;
+    edit_journal_header(journal, change);
+    const auto r = run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv);
+    INFO(expected << ": " << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(line_count(r.err) == 1);
+    CHECK(r.err.find(expected) != std::string::npos);
+  }
+  CHECK(mgbench::test::read_text(out + "/results.json") == results);  // nothing rewritten
+  std::filesystem::remove_all(out);
+}
+
+TEST_CASE("resume takes the journal's --warmup and refuses another") {
+  const std::string out = mgbench::test::temp_dir("warmup-resume");
+  REQUIRE(run_mgbench(selftest("ok,ok", out, " --warmup 0.2" + kQuiet), kSelftestEnv)
+              .exit_code == 0);
+  drop_last_point(out + "/journal.jsonl");
+  const auto other = run_mgbench("sweep --resume " + out + " --warmup 0.3" + kQuiet,
+                                 kSelftestEnv);
+  CHECK(other.exit_code == 2);
+  CHECK(other.err.find("--warmup conflicts with the plan being resumed (0.2)") !=
+        std::string::npos);
+  CHECK(run_mgbench("sweep --resume " + out + kQuiet, kSelftestEnv).exit_code == 0);
+  const auto run = mgbench::load_results(out + "/results.json");
+  CHECK(run.settings["warmup_s"] == 0.2);
+  CHECK(run.points.size() == 2);
+  std::filesystem::remove_all(out);
 }
 
 TEST_CASE("a read-only --out exits 4 with one line and runs nothing") {

@@ -1,6 +1,8 @@
 // Journal replay (`sweep --resume`): any bytes give the points and a count of bad lines, or a
-// one-line UsageError. Each replayed point is written back, as the resumed sweep does.
+// one-line UsageError. Each replayed point is written back, as the resumed sweep does, and the
+// header's plan is read as --resume reads it: taken, or refused with a one-line UsageError.
 #include "fuzz_support.hpp"
+#include "mgbench/run/sweep.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -9,6 +11,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const mgbench::JournalReplay replay = mgbench::replay_journal(path);
     for (const auto& point : replay.points) (void)mgbench::Json(point).dump();
     (void)replay.header.dump();
+    const mgbench::Json plan =
+        replay.header.is_object() ? replay.header.value("plan_options", mgbench::Json())
+                                  : mgbench::Json();
+    (void)mgbench::with_recorded_plan(mgbench::SweepOptions{}, {}, plan, path);
   });
   return 0;
 }

@@ -45,7 +45,6 @@ MGBENCH_SAME_FUNCTION(bind_null, sqlite3_bind_null);
 MGBENCH_SAME_FUNCTION(step, sqlite3_step);
 MGBENCH_SAME_FUNCTION(reset, sqlite3_reset);
 MGBENCH_SAME_FUNCTION(sql, sqlite3_sql);
-MGBENCH_SAME_FUNCTION(column_count, sqlite3_column_count);
 MGBENCH_SAME_FUNCTION(column_type, sqlite3_column_type);
 MGBENCH_SAME_FUNCTION(column_int64, sqlite3_column_int64);
 MGBENCH_SAME_FUNCTION(column_double, sqlite3_column_double);

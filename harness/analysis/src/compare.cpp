@@ -292,6 +292,18 @@ const char* to_string(Verdict verdict) {
   return "?";
 }
 
+CompareOptions with_headlines(CompareOptions options, const std::vector<const RunResult*>& runs) {
+  for (const RunResult* run : runs) {
+    if (run == nullptr) continue;
+    for (const PointResult& point : run->points) {
+      if (options.headlines.count(point.workload) != 0) continue;
+      const Presentation p = presentation_for(*run, point.workload);
+      if (p.headline_) options.headlines.emplace(point.workload, *p.headline_);
+    }
+  }
+  return options;
+}
+
 Quantity quantity_for(const std::string& workload, const CompareOptions& options) {
   auto it = options.metrics.find(workload);
   if (it != options.metrics.end()) {

@@ -20,7 +20,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
 #include "mgbench/reports/compare_report.hpp"
-#include "mgbench/reports/junit.hpp"
+#include "mgbench/reports/printer.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/results.hpp"
@@ -306,7 +306,7 @@ int run_gate(const CompareArgs& a, const std::vector<RunResult>& runs) {
   document["baselines"] = a.baselines;
   emit(a, document, runs, cmp,
        [&](std::ostream& out) { reports::render_comparison(out, cmp); });
-  if (!a.junit.empty()) reports::write_junit_file(cmp, &runs[1], a.junit);
+  if (!a.junit.empty()) reports::printer("junit").write({runs[1], &cmp}, a.junit);
   if (const std::string why = inconclusive_reason(cmp); !why.empty()) {
     std::cerr << "mgbench compare: " << why << "\n";
   }

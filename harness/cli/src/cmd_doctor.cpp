@@ -38,16 +38,14 @@ std::optional<LaunchOptions> hosts_request(const cxxopts::ParseResult& args) {
   request.launcher = args.count("launcher") > 0
                          ? launcher_from_string(args["launcher"].as<std::string>())
                          : default_launcher();
-  if (request.launcher == Launcher::local) {
+  if (!group_launcher(request.launcher).processes_per_gpu()) {
     if (args.count("launcher") > 0) throw UsageError("--launcher for doctor: mpirun or srun");
     request.launcher = Launcher::mpirun;  // outside Slurm
   }
   if (has_hosts) request.hosts = parse_host_list(args["hosts"].as<std::string>());
   if (has_file) request.hosts = parse_hostfile(args["hostfile"].as<std::string>());
   read_launcher_words(args, request);
-  if (!request.forward_env.empty() && request.launcher != Launcher::mpirun) {
-    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
-  }
+  group_launcher(request.launcher).check_options(request);
   const double timeout = args["host-timeout"].as<double>();
   if (!(timeout > 0 && timeout <= 3600)) throw UsageError("--host-timeout must be in (0, 3600]");
   return request;

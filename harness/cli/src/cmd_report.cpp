@@ -1,5 +1,6 @@
 // `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text|prom|gbench] [--redact]
-// [--json]`: renders a results file, or writes it back (redacted) for sharing.
+// [--json]`: renders a results file with the printer of its format (reports/printer.hpp), or
+// writes it back (redacted) for sharing.
 #include <cxxopts.hpp>
 
 #include <algorithm>
@@ -10,13 +11,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
-#include "mgbench/reports/accept_render.hpp"
-#include "mgbench/reports/console.hpp"
-#include "mgbench/reports/csv.hpp"
-#include "mgbench/reports/gbench_json.hpp"
-#include "mgbench/reports/html.hpp"
-#include "mgbench/reports/markdown.hpp"
-#include "mgbench/reports/prom.hpp"
+#include "mgbench/reports/printer.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/core/file_io.hpp"
 #include "mgbench/core/json_text.hpp"
@@ -27,28 +22,38 @@
 namespace mgbench {
 namespace {
 
-std::string format_from_path(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".md" || ext == ".markdown") return "md";
-  if (ext == ".csv") return "csv";
-  if (ext == ".txt") return "text";
-  if (ext == ".prom") return "prom";
-  return "html";
+// The formats that render a run (every printer but the comparisons'): "html, md, ... or gbench".
+std::string format_names() {
+  std::vector<std::string> names;
+  for (const auto& p : reports::printers()) {
+    if (!p->needs_comparison()) names.push_back(p->name());
+  }
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  }
+  return text;
 }
 
-// The formats written as one stream (to stdout without -o).
-void write_to(const RunResult& run, const std::string& format, std::ostream& out) {
-  if (format == "csv") {
-    reports::write_csv(run, out);
-  } else if (format == "prom") {
-    reports::write_prom(run, out);
-  } else if (format == "gbench") {
-    reports::write_gbench_json(run, out);
-  } else if (!run.accept.is_null()) {
-    reports::render_accept_console(run, reports::Lang::en, out);  // an accept run: its checklist
-  } else {
-    reports::render_console(run, out);
+// --format, else the format of -o's extension, else html.
+const reports::Printer& chosen_format(const cxxopts::ParseResult& args, const std::string& output) {
+  if (args.count("format") != 0) {
+    const std::string name = args["format"].as<std::string>();
+    const reports::Printer* p = reports::find_printer(name);
+    if (p == nullptr || p->needs_comparison()) {
+      throw UsageError("unknown --format '" + name + "' (expected " + format_names() + ")");
+    }
+    return *p;
   }
+  const std::string ext = std::filesystem::path(output).extension().string();
+  for (const auto& p : reports::printers()) {
+    const auto exts = p->extensions();
+    if (!output.empty() && !p->needs_comparison() &&
+        std::find(exts.begin(), exts.end(), ext) != exts.end()) {
+      return *p;
+    }
+  }
+  return reports::printer("html");
 }
 
 // "wrote PATH" after a file is written; nothing when the output went to stdout (-o -).
@@ -78,8 +83,8 @@ int cmd_report(int argc, char** argv) {
   options.add_options()
       ("o,output", "output file, - for stdout (default: report.<ext> beside the results; csv, "
        "text, prom and gbench: stdout)", cxxopts::value<std::string>())
-      ("format", "html, md, csv, text, prom or gbench (default: from the output file's "
-       "extension, else html)", cxxopts::value<std::string>())
+      ("format", format_names() + " (default: from the output file's extension, else html)",
+       cxxopts::value<std::string>())
       ("redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
        "processes out of the output (docs/SHARING.md)")
       ("json", "write the (redacted, with --redact) results document instead of a report")
@@ -100,16 +105,10 @@ int cmd_report(int argc, char** argv) {
     throw UsageError("expected one results file, got " + std::to_string(inputs.size()));
   }
   const std::string output = args.count("output") ? args["output"].as<std::string>() : "";
-  std::string format = args.count("format") ? args["format"].as<std::string>()
-                                            : (output.empty() ? "html" : format_from_path(output));
-  if (format == "markdown") format = "md";
-  const std::vector<std::string> formats = {"html", "md", "csv", "text", "prom", "gbench"};
-  if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
-    throw UsageError("unknown --format '" + format +
-                     "' (expected html, md, csv, text, prom or gbench)");
-  }
-  if (format == "md" && is_stdout_path(output)) {
-    throw UsageError("--format md writes its charts beside the report: give a file, not -o -");
+  const reports::Printer& format = chosen_format(args, output);
+  if (!format.streams() && is_stdout_path(output)) {
+    throw UsageError("--format " + format.name() +
+                     " writes its charts beside the report: give a file, not -o -");
   }
   if (parse_only()) return 0;
 
@@ -118,30 +117,18 @@ int cmd_report(int argc, char** argv) {
   const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
   if (args.count("json")) return export_results(run, output);
 
-  if (output.empty() && format != "html" && format != "md") {
-    write_to(run, format, std::cout);
+  const reports::Printable what{run};
+  if (output.empty() && format.default_file().empty()) {
+    format.print(what, std::cout);
     return 0;
   }
-  std::string path = output;
-  if (path.empty()) {
-    const auto dir = std::filesystem::path(inputs.front()).parent_path();
-    path = (dir / (format == "md" ? "report.md" : "report.html")).string();
-  }
-  if (!run.accept.is_null() && (format == "html" || format == "md")) {
-    // An accept run: its own report (`mgbench accept --from` renders it in another language).
-    const reports::Lang en = reports::Lang::en;
-    write_file_atomic(path, format == "html" ? reports::render_accept_html(run, en)
-                                             : reports::render_accept_markdown(run, en));
-  } else if (format == "html") {
-    reports::write_html(run, path);
-  } else if (format == "md") {
-    reports::write_markdown(run, path);
-  } else {
-    write_file_atomic(path, [&](std::ostream& out) { write_to(run, format, out); });
-  }
+  const std::string path =
+      output.empty()
+          ? (std::filesystem::path(inputs.front()).parent_path() / format.default_file()).string()
+          : output;
+  format.write(what, path);
   say_wrote(path);
   return 0;
 }
 
 }  // namespace mgbench
-

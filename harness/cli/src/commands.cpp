@@ -3,10 +3,7 @@
 #include <iostream>
 
 #include "mgbench/core/logging.hpp"
-#include "mgbench/reports/console.hpp"
-#include "mgbench/reports/csv.hpp"
-#include "mgbench/reports/html.hpp"
-#include "mgbench/reports/markdown.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench {
 
@@ -44,20 +41,22 @@ RunSinks sweep_sinks(const SweepOptions& options) {
   if (options.verbosity >= 0) {
     sinks.push_back({"console tables", [](const RunResult& run, const std::string&) {
                        std::cout << '\n';
-                       reports::render_console(run, std::cout);
+                       reports::printer("text").print({run}, std::cout);
                        std::cout.flush();
                      }});
   }
   if (!options.csv_path.empty()) {
     sinks.push_back({"csv", [path = options.csv_path](const RunResult& run, const std::string&) {
-                       reports::write_csv_file(run, path);
+                       reports::printer("csv").write({run}, path);
                        logging::info("csv: {}", path);
                      }});
   }
   if (!options.no_report) {
     sinks.push_back({"report", [](const RunResult& run, const std::string& out_dir) {
-                       reports::write_html(run, out_dir + "/report.html");
-                       reports::write_markdown(run, out_dir + "/report.md");
+                       for (const char* format : {"html", "md"}) {
+                         const reports::Printer& p = reports::printer(format);
+                         p.write({run}, out_dir + "/" + p.default_file());
+                       }
                        logging::info("report: {}/report.html ({}/report.md)", out_dir, out_dir);
                      }});
   }

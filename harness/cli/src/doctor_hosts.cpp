@@ -51,10 +51,8 @@ namespace {
 std::vector<HostFingerprint> gather(const LaunchOptions& launch, double timeout_s) {
   const char* name = to_string(launch.launcher);
   if (find_program(name).empty()) {  // doctor needs no MPI: only the launcher
-    throw EnvironmentError(fmt::format(
-        "{} not found on PATH: install {}", name,
-        launch.launcher == Launcher::mpirun ? "OpenMPI (apt-get install openmpi-bin)"
-                                            : "the Slurm client (apt-get install slurm-client)"));
+    throw EnvironmentError(fmt::format("{} not found on PATH: install {}", name,
+                                       group_launcher(launch.launcher).install_hint()));
   }
   const Placement placement = probe_placement(launch);
   const PreparedLaunch prepared(launch, placement);

@@ -275,10 +275,6 @@ ChartSpec& ChartSpec::gpus_dashed() {
   gpus_dashed_ = true;
   return *this;
 }
-ChartSpec& ChartSpec::all_points() {
-  ok_only = false;
-  return *this;
-}
 ChartSpec& ChartSpec::or_metric(std::string m, std::string t, std::string note) {
   alt_metric = std::move(m);
   alt_title = std::move(t);

@@ -229,6 +229,7 @@ RunResult AcceptRunner::sweep_stage(AcceptStage& st, const StageLoad& load,
   s.param_overrides = load.params;
   s.out_dir = out_dir_ + "/" + st.id;
   s.no_history = o_.no_history;
+  s.force = o_.force;  // its stage directories were cleared (prepare_out_dir)
   s.db_path = o_.db_path;
   s.verbosity = o_.verbosity;
   st.workloads = s.workloads;

@@ -131,7 +131,7 @@ void apply_topology(Plan& plan, const TopologyLabels& labels) {
   for (auto& g : plan.groups) {
     // Local thread groups only: a launcher's ranks may run on other hosts than the probed one.
     if (g.purpose != "scaling" || g.devices.size() < 2 || g.placement.nodes != 1 ||
-        g.placement.launcher != Launcher::local) {
+        group_launcher(g.placement.launcher).processes_per_gpu()) {
       continue;
     }
     auto it = chosen.find(g.devices.size());

@@ -101,14 +101,9 @@ void add_checks(Json& doctor, const std::vector<DoctorCheck>& checks) {
 }
 
 void check_local_node_size(const LaunchOptions& options, const std::vector<NodeReport>& nodes) {
-  if (options.launcher != Launcher::mpirun || !options.hosts.empty() || nodes.empty()) return;
-  const int here = std::max(nodes[0].node_gpus, nodes[0].gpus_seen);
-  if (options.gpus_per_node > here) {
-    throw UsageError(fmt::format(
-        "--gpus-per-node {} asks for more GPUs than the {} of this host: mpirun without --hosts "
-        "runs every rank here (give --hosts for other nodes)",
-        options.gpus_per_node, here));
-  }
+  if (nodes.empty()) return;
+  group_launcher(options.launcher)
+      .check_nodes(options, std::max(nodes[0].node_gpus, nodes[0].gpus_seen));
 }
 
 }  // namespace mgbench

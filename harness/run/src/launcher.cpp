@@ -1,5 +1,6 @@
-// The launchers: host lists, the GPUs per node, and the command line of one group's launch
-// (launcher.hpp).
+// What every launcher shares (launcher.hpp): host lists, the GPUs per node, the variables mpirun
+// forwards, the hostfile of a long host list, and the functions that dispatch to the launcher
+// of the options (launcher_local.cpp, launcher_mpirun.cpp, launcher_srun.cpp).
 #include "mgbench/run/launcher.hpp"
 
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <cxxopts.hpp>
 #include <fmt/format.h>
@@ -19,6 +21,7 @@
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/platform/command_capture.hpp"
+#include "launchers.hpp"
 
 extern char** environ;
 
@@ -27,6 +30,13 @@ namespace mgbench {
 Launcher default_launcher() {
   const char* job = std::getenv("SLURM_JOB_ID");
   return job != nullptr && *job != '\0' ? Launcher::srun : Launcher::local;
+}
+
+const GroupLauncher& group_launcher(Launcher kind) {
+  for (const GroupLauncher* l : {&local_launcher(), &mpirun_launcher(), &srun_launcher()}) {
+    if (l->kind() == kind) return *l;
+  }
+  throw std::logic_error(fmt::format("no launcher '{}'", to_string(kind)));
 }
 
 namespace {
@@ -42,10 +52,12 @@ bool valid_host(const std::string& host) {
   return true;
 }
 
+constexpr int kMaxSlots = 4096;
+
 int parse_slots(const std::string& text, const std::string& where) {
   try {
     const std::int64_t n = parse_positive_int(text, where);
-    if (n > 4096) throw UsageError("");
+    if (n > kMaxSlots) throw UsageError("");
     return static_cast<int>(n);
   } catch (const UsageError&) {
     throw UsageError(fmt::format("invalid slot count '{}' in {}: expected 1..4096", text, where));
@@ -55,6 +67,10 @@ int parse_slots(const std::string& text, const std::string& where) {
 void add_host(std::vector<HostSlots>& hosts, HostSlots entry, const std::string& where) {
   if (!valid_host(entry.host)) {
     throw UsageError(fmt::format("invalid host name '{}' in {}", entry.host, where));
+  }
+  if (entry.slots < 0 || entry.slots > kMaxSlots) {
+    throw UsageError(
+        fmt::format("invalid slot count '{}' in {}: expected 1..4096", entry.slots, where));
   }
   for (const auto& h : hosts) {
     if (h.host == entry.host) {
@@ -75,6 +91,13 @@ std::vector<HostSlots> parse_host_list(const std::string& text) {
     if (colon != std::string::npos) entry.slots = parse_slots(item.substr(colon + 1), "--hosts");
     add_host(hosts, std::move(entry), "--hosts");
   }
+  return hosts;
+}
+
+std::vector<HostSlots> checked_hosts(const std::vector<HostSlots>& given,
+                                     const std::string& where) {
+  std::vector<HostSlots> hosts;
+  for (const auto& h : given) add_host(hosts, h, where);
   return hosts;
 }
 
@@ -128,13 +151,7 @@ int planned_gpus_per_node(const LaunchOptions& options, int local_devices) {
 }
 
 int max_nodes(const LaunchOptions& options) {
-  if (options.launcher == Launcher::local) return 1;
-  if (!options.hosts.empty()) return static_cast<int>(options.hosts.size());
-  if (options.launcher == Launcher::mpirun) return 1;  // no host list: this host
-  const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
-  if (nodes == nullptr) return 0;
-  const int n = std::atoi(nodes);
-  return n > 0 ? n : 0;
+  return group_launcher(options.launcher).max_nodes(options);
 }
 
 namespace {
@@ -176,13 +193,24 @@ void check_forward_name(const std::string& name) {
   }
 }
 
-void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+std::vector<std::string> launcher_words(const cxxopts::ParseResult& args) {
+  std::vector<std::string> words;
   for (const auto& kv : args.arguments()) {
-    if (kv.key() == "launcher-arg") launch.launcher_args.push_back(kv.value());
+    if (kv.key() == "launcher-arg") words.push_back(kv.value());
   }
+  return words;
+}
+
+std::vector<std::string> forward_env_names(const std::string& text) {
+  std::vector<std::string> names = split_list(text, "--forward-env");
+  for (const auto& name : names) check_forward_name(name);
+  return names;
+}
+
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+  launch.launcher_args = launcher_words(args);
   if (args.count("forward-env") != 0) {
-    launch.forward_env = split_list(args["forward-env"].as<std::string>(), "--forward-env");
-    for (const auto& name : launch.forward_env) check_forward_name(name);
+    launch.forward_env = forward_env_names(args["forward-env"].as<std::string>());
   }
 }
 
@@ -207,58 +235,10 @@ bool hosts_need_file(const Placement& placement) {
 }
 
 std::string hostfile_text(Launcher launcher, const Placement& placement) {
-  std::string text;
-  for (const auto& h : placement.hosts) {
-    text += launcher == Launcher::mpirun
-                ? fmt::format("{} slots={}\n", h, placement.gpus_per_node)
-                : h + "\n";
-  }
-  return text;
+  return group_launcher(launcher).hostfile_text(placement);
 }
 
 namespace {
-
-std::vector<std::string> mpirun_prefix(const LaunchOptions& options, const Placement& placement,
-                                       const std::string& hostfile) {
-  const int ranks = placement.nodes * placement.gpus_per_node;
-  std::vector<std::string> cmd{"mpirun", "-np", std::to_string(ranks)};
-  if (!placement.hosts.empty() && hosts_need_file(placement)) {
-    cmd.insert(cmd.end(), {"--hostfile", hostfile});
-  } else if (!placement.hosts.empty()) {
-    std::vector<std::string> hosts;
-    for (const auto& h : placement.hosts) {
-      hosts.push_back(h + ":" + std::to_string(placement.gpus_per_node));
-    }
-    cmd.insert(cmd.end(), {"--host", fmt::format("{}", fmt::join(hosts, ","))});
-  }
-  if (options.oversubscribe) cmd.push_back("--oversubscribe");
-  // mgbench pins each rank to its GPU's local CPUs itself.
-  cmd.insert(cmd.end(), {"--bind-to", "none"});
-  for (const auto& name : forwarded_variables(options.forward_env)) {
-    cmd.insert(cmd.end(), {"-x", name});
-  }
-  return cmd;
-}
-
-std::vector<std::string> srun_prefix(const Placement& placement, const std::string& hostfile) {
-  const int ranks = placement.nodes * placement.gpus_per_node;
-  std::vector<std::string> cmd{"srun",
-                               fmt::format("--nodes={}", placement.nodes),
-                               fmt::format("--ntasks={}", ranks),
-                               fmt::format("--ntasks-per-node={}", placement.gpus_per_node),
-                               "--input=0",  // the group's request goes to rank 0 only
-                               "--kill-on-bad-exit=1",
-                               // No CPU binding of srun's own (by default one CPU per task,
-                               // wherever): mgbench pins each rank to its GPU's local CPUs.
-                               "--cpu-bind=none"};
-  if (!placement.hosts.empty()) {
-    // A node list holding a '/' is read from that file.
-    cmd.push_back("--nodelist=" + (hosts_need_file(placement)
-                                       ? hostfile
-                                       : fmt::format("{}", fmt::join(placement.hosts, ","))));
-  }
-  return cmd;
-}
 
 std::string shell_quote(const std::string& word) {
   if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -274,18 +254,15 @@ std::string shell_quote(const std::string& word) {
 
 std::vector<std::string> launch_prefix(const LaunchOptions& options, const Placement& placement,
                                        const std::string& hostfile) {
-  std::vector<std::string> cmd;
-  switch (options.launcher) {
-    case Launcher::local: return {};
-    case Launcher::mpirun: cmd = mpirun_prefix(options, placement, hostfile); break;
-    case Launcher::srun: cmd = srun_prefix(placement, hostfile); break;
-  }
+  const GroupLauncher& launcher = group_launcher(options.launcher);
+  if (!launcher.processes_per_gpu()) return {};
+  std::vector<std::string> cmd = launcher.prefix(options, placement, hostfile);
   cmd.insert(cmd.end(), options.launcher_args.begin(), options.launcher_args.end());
   return cmd;
 }
 
 std::vector<std::string> worker_arguments(Launcher launcher, const std::vector<int>& devices) {
-  if (launcher == Launcher::local) return {"worker", "--result-fd", "3"};
+  if (!group_launcher(launcher).processes_per_gpu()) return {"worker", "--result-fd", "3"};
   std::vector<std::string> args{"worker", "--mpi"};
   if (!devices.empty()) {
     args.insert(args.end(), {"--devices", fmt::format("{}", fmt::join(devices, ","))});
@@ -304,7 +281,8 @@ std::string launch_command_line(const LaunchOptions& options, const Placement& p
 }
 
 void check_launcher_available(Launcher launcher, bool need_program) {
-  if (launcher == Launcher::local) return;
+  const GroupLauncher& l = group_launcher(launcher);
+  if (!l.processes_per_gpu()) return;
   const std::string name = to_string(launcher);
   if (!built_with_mpi()) {
     throw EnvironmentError(fmt::format(
@@ -313,20 +291,17 @@ void check_launcher_available(Launcher launcher, bool need_program) {
         name));
   }
   if (!need_program || !find_program(name).empty()) return;
-  throw EnvironmentError(
-      launcher == Launcher::mpirun
-          ? "mpirun is not on PATH: install OpenMPI (Debian/Ubuntu: openmpi-bin)"
-          : "srun is not on PATH: install the Slurm client (Debian/Ubuntu: slurm-client) and run "
-            "inside an allocation");
+  throw EnvironmentError(fmt::format("{} is not on PATH: install {}", name, l.install_hint()));
 }
 
 PreparedLaunch::PreparedLaunch(const LaunchOptions& options, const Placement& placement) {
-  if (options.launcher != Launcher::local && hosts_need_file(placement)) {
+  const GroupLauncher& launcher = group_launcher(options.launcher);
+  if (launcher.processes_per_gpu() && hosts_need_file(placement)) {
     const char* tmp = std::getenv("TMPDIR");
     std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
                        "/mgbench-hosts.XXXXXX";
     const int fd = ::mkstemp(path.data());
-    const std::string text = hostfile_text(options.launcher, placement);
+    const std::string text = launcher.hostfile_text(placement);
     bool written = fd >= 0;
     for (std::size_t done = 0; written && done < text.size();) {
       const ssize_t n = ::write(fd, text.data() + done, text.size() - done);

@@ -49,7 +49,8 @@ void warn_stall(std::size_t group, const WorkerStall& stall) {
 // Why an attempt ended badly: the worker's fatal line (with a launcher, naming the rank and its
 // host), and how the worker or the launcher ended.
 std::string failure_reason(const AttemptOutcome& outcome, Launcher launcher) {
-  const std::string who = launcher == Launcher::local ? "worker" : to_string(launcher);
+  const std::string who =
+      group_launcher(launcher).processes_per_gpu() ? to_string(launcher) : "worker";
   const std::string how = who + " " + outcome.exit.describe();
   return outcome.fatal.empty() ? how : outcome.fatal + " (" + how + ")";
 }
@@ -192,13 +193,12 @@ void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointRes
   }
 }
 
-JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
-                               const std::vector<std::string>& argv) {
+JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming, bool force) {
   if (resuming) return JournalMode::resume;
   const std::string path = out_dir + "/journal.jsonl";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return JournalMode::create;
-  if (std::find(argv.begin(), argv.end(), "--force") == argv.end()) {
+  if (!force) {
     throw UsageError(fmt::format("'{}' holds a sweep already: continue it with --resume {}, or "
                                  "start over with --force",
                                  out_dir, out_dir));
@@ -403,7 +403,7 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
                                                           const std::vector<PlannedPoint>& points) {
   constexpr std::size_t kNone = Attempt::kNone;
   Attempt attempt(points);
-  const bool launched = options_.launch.launcher != Launcher::local;
+  const bool launched = group_launcher(options_.launch.launcher).processes_per_gpu();
   std::unique_ptr<PreparedLaunch> launch;
   try {
     launch = std::make_unique<PreparedLaunch>(options_.launch, group.placement);

@@ -18,33 +18,45 @@ namespace mgbench {
 
 namespace {
 
+const char* expected_integer(bool allow_zero) {
+  return allow_zero ? "a non-negative integer" : "a positive integer";
+}
+
 std::vector<int> parse_int_list(const std::string& text, const std::string& what,
                                 bool allow_zero) {
-  std::vector<int> values;
+  std::vector<std::int64_t> values;
   for (const auto& item : split_list(text, what)) {
     if (item.find_first_not_of("0123456789") != std::string::npos) {
-      throw UsageError(fmt::format("invalid {} '{}': expected {}", what, item,
-                                   allow_zero ? "a non-negative integer" : "a positive integer"));
+      throw UsageError(
+          fmt::format("invalid {} '{}': expected {}", what, item, expected_integer(allow_zero)));
     }
-    long long v = 0;
     try {
-      v = std::stoll(item);
+      values.push_back(std::stoll(item));
     } catch (const std::exception&) {
       throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
     }
-    if (v > 1 << 20) throw UsageError(fmt::format("invalid {} '{}': number too large", what, item));
-    if (!allow_zero && v == 0) {
-      throw UsageError(fmt::format("invalid {} '{}': expected a positive integer", what, item));
-    }
-    if (std::find(values.begin(), values.end(), static_cast<int>(v)) != values.end()) {
-      throw UsageError(fmt::format("duplicate {} '{}'", what, item));
-    }
-    values.push_back(static_cast<int>(v));
   }
-  return values;
+  return checked_int_list(values, what, allow_zero);
 }
 
 }  // namespace
+
+std::vector<int> checked_int_list(const std::vector<std::int64_t>& values, const std::string& what,
+                                  bool allow_zero) {
+  std::vector<int> checked;
+  for (const std::int64_t v : values) {
+    if (v > 1 << 20) throw UsageError(fmt::format("invalid {} '{}': number too large", what, v));
+    if (v < (allow_zero ? 0 : 1)) {
+      throw UsageError(
+          fmt::format("invalid {} '{}': expected {}", what, v, expected_integer(allow_zero)));
+    }
+    if (std::find(checked.begin(), checked.end(), static_cast<int>(v)) != checked.end()) {
+      throw UsageError(fmt::format("duplicate {} '{}'", what, v));
+    }
+    checked.push_back(static_cast<int>(v));
+  }
+  return checked;
+}
 
 std::vector<int> parse_gpu_counts(const std::string& text, int available) {
   std::vector<int> counts = parse_int_list(text, "--gpus value", false);
@@ -138,7 +150,7 @@ std::vector<int> select_devices(const SweepOptions& options, int visible) {
 
 void select_gpu_counts(const SweepOptions& options, Plan& plan) {
   // With a launcher, counts past one node are placed (or left out) by plan_placements.
-  const bool one_node = options.launch.launcher == Launcher::local;
+  const bool one_node = !group_launcher(options.launch.launcher).processes_per_gpu();
   const int available =
       plan.devices.empty() || !one_node ? -1 : static_cast<int>(plan.devices.size());
   if (!options.gpu_counts.empty()) {
@@ -165,7 +177,7 @@ void select_gpu_counts(const SweepOptions& options, Plan& plan) {
 // With a launcher, the devices are those of each node: --gpus-per-node (or the hosts' slots)
 // beyond what this host has assumes nodes like it with more GPUs: devices 0..N-1.
 void select_node_devices(const SweepOptions& options, Plan& plan) {
-  if (options.launch.launcher == Launcher::local) return;
+  if (!group_launcher(options.launch.launcher).processes_per_gpu()) return;
   const int local = static_cast<int>(plan.devices.size());
   plan.gpus_per_node = planned_gpus_per_node(options.launch, local);
   if (plan.gpus_per_node <= local) return;
@@ -182,7 +194,7 @@ void select_node_devices(const SweepOptions& options, Plan& plan) {
 Placement placement_of(const SweepOptions& options, const Plan& plan, int n) {
   Placement p;
   p.launcher = options.launch.launcher;
-  if (p.launcher == Launcher::local) {
+  if (!group_launcher(p.launcher).processes_per_gpu()) {
     p.hosts = {host_name()};
     p.gpus_per_node = n;
     return p;
@@ -206,7 +218,7 @@ std::map<int, Placement> plan_placements(const SweepOptions& options, Plan& plan
   const int most_nodes = max_nodes(options.launch);
   for (int n : plan.gpu_counts) {
     std::string why;
-    if (options.launch.launcher != Launcher::local && n > per_node) {
+    if (group_launcher(options.launch.launcher).processes_per_gpu() && n > per_node) {
       if (n % per_node != 0) {
         why = fmt::format("{} GPUs do not fill whole nodes of {}", n, per_node);
       } else if (most_nodes > 0 && n / per_node > most_nodes) {

@@ -157,7 +157,7 @@ void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out
     out << fmt::format("  group {:>3}  {:<12} GPUs {:<16} {:>4} point(s){}\n", g.index,
                        g.workload, devices, g.points.size(),
                        g.purpose == "baseline" ? "  (baseline each)" : "");
-    if (launch.launcher != Launcher::local) {
+    if (group_launcher(launch.launcher).processes_per_gpu()) {
       out << fmt::format("      {} node(s) x {} GPU(s){}: {}\n", g.placement.nodes,
                          g.placement.gpus_per_node,
                          g.placement.hosts.empty()
@@ -193,7 +193,9 @@ TopologyLabels topology_of(const ProbeResult& probed) {
 // the host list and are compared like `doctor --hosts` compares hosts.
 ProbeResult probe_for_sweep(SweepOptions& options) {
   const bool doctor = !options.skip_doctor && !options.dry_run;
-  if (options.launch.launcher == Launcher::local) return probe(options.isolation, doctor);
+  if (!group_launcher(options.launch.launcher).processes_per_gpu()) {
+    return probe(options.isolation, doctor);
+  }
   // As long as a local probe may take: not --group-timeout, which can be seconds.
   ProbeResult probed = probe_launched(options.launch, doctor, kProbeTimeoutSeconds);
   std::vector<std::string> warnings;
@@ -272,8 +274,9 @@ int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
   Journal journal(out_dir + "/journal.jsonl",
                   Json{{"argv", argv}, {"run_id", run.run_id}, {"started_at", run.started_at},
                        {"tool", run.tool}, {"plan", run.plan},
+                       {"plan_options", plan_options_to_json(given)},
                        {"test_hooks", test_hooks::active()}},
-                  sweep_journal_mode(out_dir, resuming, argv));
+                  sweep_journal_mode(out_dir, resuming, options.force));
   logging::info("{} point(s) in {} group(s); results in {}", plan.total_points, plan.groups.size(),
                 out_dir);
 

@@ -74,7 +74,6 @@ std::vector<Symbol> symbols(Api& a) {
           symbol("sqlite3_step", a.step),
           symbol("sqlite3_reset", a.reset),
           symbol("sqlite3_sql", a.sql),
-          symbol("sqlite3_column_count", a.column_count),
           symbol("sqlite3_column_type", a.column_type),
           symbol("sqlite3_column_int64", a.column_int64),
           symbol("sqlite3_column_double", a.column_double),

@@ -79,7 +79,6 @@ struct Api {
   int (*step)(sqlite3_stmt*) = nullptr;
   int (*reset)(sqlite3_stmt*) = nullptr;
   const char* (*sql)(sqlite3_stmt*) = nullptr;
-  int (*column_count)(sqlite3_stmt*) = nullptr;
   int (*column_type)(sqlite3_stmt*, int) = nullptr;
   Int64 (*column_int64)(sqlite3_stmt*, int) = nullptr;
   double (*column_double)(sqlite3_stmt*, int) = nullptr;

@@ -228,8 +228,6 @@ void Statement::run() {
 
 void Statement::reset() { lib().reset(stmt_); }
 
-int Statement::column_count() const { return lib().column_count(stmt_); }
-
 bool Statement::is_null(int column) const {
   return lib().column_type(stmt_, column) == kNull;
 }
@@ -245,11 +243,6 @@ std::string Statement::column_text(int column) const {
   if (!text) return "";
   return std::string(reinterpret_cast<const char*>(text),
                      static_cast<std::size_t>(lib().column_bytes(stmt_, column)));
-}
-
-std::optional<std::string> Statement::column_optional_text(int column) const {
-  if (is_null(column)) return std::nullopt;
-  return column_text(column);
 }
 
 Transaction::Transaction(Database& db, Kind kind) : db_(db) {

@@ -41,9 +41,6 @@ inline constexpr std::int32_t kInt32Poison = INT32_MIN;
 // [ceil(lo), floor(hi)] inclusive.
 cudaError_t fill_uniform(void* data, std::size_t count, DType dtype, std::uint64_t seed, double lo,
                          double hi, cudaStream_t stream);
-// Every element equal to `value` rounded into the type (may be zero: not for inputs).
-cudaError_t fill_constant(void* data, std::size_t count, DType dtype, double value,
-                          cudaStream_t stream);
 cudaError_t fill_poison(void* data, std::size_t count, DType dtype, cudaStream_t stream);
 
 // Enqueues the count into *device_counter (device memory, reset by this call).

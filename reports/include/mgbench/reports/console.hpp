@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
@@ -16,5 +17,13 @@ struct ConsoleOptions {
 void render_console(const mgbench::RunResult& run, std::ostream& out);
 void render_console(const mgbench::RunResult& run, std::ostream& out,
                     const ConsoleOptions& options);
+
+// "text": the console tables (an accept run: its checklist, in English).
+class ConsolePrinter final : public Printer {
+ public:
+  std::string name() const override { return "text"; }
+  std::vector<std::string> extensions() const override { return {".txt"}; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 }  // namespace mgbench::reports

@@ -5,11 +5,17 @@
 #include <string>
 
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
 void write_csv(const mgbench::RunResult& run, std::ostream& out);
-// Writes to a file; throws UsageError when it cannot be written.
-void write_csv_file(const mgbench::RunResult& run, const std::string& path);
+
+class CsvPrinter final : public Printer {
+ public:
+  std::string name() const override { return "csv"; }
+  std::vector<std::string> extensions() const override { return {".csv"}; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 }  // namespace mgbench::reports

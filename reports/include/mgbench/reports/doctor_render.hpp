@@ -13,7 +13,6 @@ namespace mgbench::reports {
 // ("-> ..."). Notes: the pass/warn/fail/skip counts. Empty table when `doctor` has no checks.
 Table doctor_table(const Json& doctor);
 void render_doctor_text(const Json& doctor, std::ostream& out, bool colour = false);
-std::string render_doctor_markdown(const Json& doctor, int heading_level = 3);
 // "doctor: 14 pass, 3 warn, 0 fail, 3 skip".
 std::string doctor_summary_line(const Json& doctor);
 

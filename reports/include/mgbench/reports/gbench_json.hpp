@@ -10,6 +10,7 @@
 
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
@@ -17,7 +18,11 @@ namespace mgbench::reports {
 std::string gbench_name(const PointResult& point);
 Json gbench_document(const RunResult& run);
 void write_gbench_json(const RunResult& run, std::ostream& out);
-// Writes to a file atomically; throws EnvironmentError when it cannot be written.
-void write_gbench_json_file(const RunResult& run, const std::string& path);
+
+class GbenchPrinter final : public Printer {
+ public:
+  std::string name() const override { return "gbench"; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 }  // namespace mgbench::reports

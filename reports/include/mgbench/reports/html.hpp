@@ -6,12 +6,20 @@
 #include <vector>
 
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
-// Throws UsageError when the file cannot be written.
-void write_html(const mgbench::RunResult& run, const std::string& path);
 std::string render_html_report(const mgbench::RunResult& run);
+
+// "html": the report page (an accept run: its own report, in English).
+class HtmlPrinter final : public Printer {
+ public:
+  std::string name() const override { return "html"; }
+  std::string default_file() const override { return "report.html"; }
+  std::vector<std::string> extensions() const override { return {".html"}; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 // Building blocks for other HTML reports (e.g. the comparison report), same look:
 // the document head (title escaped, CSS, CSP; `lang` the page's language tag) and the closing tags.

@@ -8,12 +8,19 @@
 
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
 // `next` (the NEW run, may be null) gives each testcase its time: the wall time of the point.
 void write_junit(const Comparison& comparison, const RunResult* next, std::ostream& out);
-// Writes to a file atomically; throws EnvironmentError when it cannot be written.
-void write_junit_file(const Comparison& comparison, const RunResult* next, const std::string& path);
+
+// "junit": the comparison (Printable::comparison) of a base run with `run`.
+class JunitPrinter final : public Printer {
+ public:
+  std::string name() const override { return "junit"; }
+  bool needs_comparison() const override { return true; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 }  // namespace mgbench::reports

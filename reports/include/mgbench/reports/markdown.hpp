@@ -5,6 +5,7 @@
 #include <string>
 
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
@@ -14,5 +15,17 @@ void write_markdown(const mgbench::RunResult& run, const std::string& md_path);
 std::string render_markdown_report(const mgbench::RunResult& run, const std::string& charts_dir);
 // "report.md" -> "report_charts".
 std::string markdown_charts_dir_name(const std::string& md_path);
+
+// "md": the report and its charts beside it (an accept run: its own report, in English). It
+// writes files only: streams() is false.
+class MarkdownPrinter final : public Printer {
+ public:
+  std::string name() const override { return "md"; }
+  std::string default_file() const override { return "report.md"; }
+  std::vector<std::string> extensions() const override { return {".md", ".markdown"}; }
+  bool streams() const override { return false; }
+  void print(const Printable& what, std::ostream& out) const override;
+  void write(const Printable& what, const std::string& path) const override;
+};
 
 }  // namespace mgbench::reports

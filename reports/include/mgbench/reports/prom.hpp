@@ -12,6 +12,7 @@
 #include <string>
 
 #include "mgbench/model/results.hpp"
+#include "mgbench/reports/printer.hpp"
 
 namespace mgbench::reports {
 
@@ -28,8 +29,12 @@ std::string prom_label_value(const std::string& value);
 
 // Streams the exposition: nothing but the points' labels is held in memory.
 void write_prom(const RunResult& run, std::ostream& out);
-// Writes to a file (write_file_atomic, streamed); throws EnvironmentError when it cannot be
-// written.
-void write_prom_file(const RunResult& run, const std::string& path);
+
+class PromPrinter final : public Printer {
+ public:
+  std::string name() const override { return "prom"; }
+  std::vector<std::string> extensions() const override { return {".prom"}; }
+  void print(const Printable& what, std::ostream& out) const override;
+};
 
 }  // namespace mgbench::reports

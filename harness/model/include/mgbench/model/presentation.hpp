@@ -198,7 +198,6 @@ struct ChartSpec {
   ChartSpec& on(std::string axis_param);
   ChartSpec& split_by(std::vector<std::string> params);
   ChartSpec& gpus_dashed();
-  ChartSpec& all_points();
   ChartSpec& or_metric(std::string metric, std::string title, std::string note);
   ChartSpec& or_median(double scale);
   ChartSpec& part(std::vector<std::string> metrics, std::string label, int colour);

@@ -31,8 +31,8 @@ std::vector<DoctorCheck> node_checks(const std::vector<NodeReport>& nodes);
 // `doctor` (doctor_to_json's shape, or null) with `checks` added.
 void add_checks(Json& doctor, const std::vector<DoctorCheck>& checks);
 
-// mpirun without --hosts runs every rank on this host: more GPUs per node than it has is refused
-// (UsageError), as the local launcher refuses more GPUs than it sees.
+// The first node the probe found against the options (GroupLauncher::check_nodes: mpirun without
+// --hosts runs every rank on this host, so more GPUs per node than it has is refused).
 void check_local_node_size(const LaunchOptions& options, const std::vector<NodeReport>& nodes);
 
 }  // namespace mgbench

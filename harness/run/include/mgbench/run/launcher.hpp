@@ -1,7 +1,9 @@
 #pragma once
 // How a group's worker is started: one local process that runs a thread per GPU, or one launch
-// of mpirun or srun that runs a process per GPU, on one node or several. The orchestrator keeps
-// its guarantees whichever it is (launch.cpp builds the command line; subprocess.hpp runs it).
+// of mpirun or srun that runs a process per GPU, on one node or several. Each launcher is one
+// GroupLauncher in its own file (launcher_local.cpp, launcher_mpirun.cpp, launcher_srun.cpp); the
+// functions below dispatch through it. The orchestrator keeps its guarantees whichever it is
+// (subprocess.hpp runs the command line).
 #include <string>
 #include <vector>
 
@@ -30,6 +32,34 @@ struct LaunchOptions {
   std::vector<std::string> forward_env;
 };
 
+// One launcher: what it starts and the command line that starts it. Adding one is a file beside
+// the others, its name in the model's Launcher (placement.hpp) and one line in group_launcher().
+class GroupLauncher {
+ public:
+  virtual ~GroupLauncher() = default;
+  virtual Launcher kind() const = 0;
+  // One process per GPU (mpirun, srun), or one local worker with a thread per GPU.
+  virtual bool processes_per_gpu() const = 0;
+  // The command line in front of the worker's own for a group of `placement` (empty: the worker
+  // runs as it is); `hostfile` names the file holding the hosts when hosts_need_file().
+  virtual std::vector<std::string> prefix(const LaunchOptions& options, const Placement& placement,
+                                          const std::string& hostfile) const = 0;
+  // That file's contents.
+  virtual std::string hostfile_text(const Placement& placement) const = 0;
+  // The nodes a group may use at most (0: no limit known).
+  virtual int max_nodes(const LaunchOptions& options) const = 0;
+  // The launch options it cannot take (UsageError naming them).
+  virtual void check_options(const LaunchOptions& options) const = 0;
+  // What to install when its program is missing from PATH (empty: it runs no program).
+  virtual std::string install_hint() const = 0;
+  // What the probe found on the first node (`gpus_here` GPUs) against the options: UsageError
+  // where this launcher would put more ranks there than it has.
+  virtual void check_nodes(const LaunchOptions& options, int gpus_here) const = 0;
+};
+
+// The implementation of `kind`.
+const GroupLauncher& group_launcher(Launcher kind);
+
 // `--launcher` when it is not given: srun inside a Slurm allocation (SLURM_JOB_ID set), local
 // otherwise.
 Launcher default_launcher();
@@ -39,6 +69,9 @@ std::vector<HostSlots> parse_host_list(const std::string& text);
 // UsageError (exit 2) when unreadable or malformed.
 std::vector<HostSlots> parse_hostfile(const std::string& path);
 std::vector<HostSlots> parse_hostfile_text(const std::string& text, const std::string& path);
+// The checks of both on a list already typed (a resumed sweep's plan, read from its journal):
+// valid names, none twice, slots 0 (not given) or 1..4096. UsageError naming `where`.
+std::vector<HostSlots> checked_hosts(const std::vector<HostSlots>& hosts, const std::string& where);
 
 // The GPUs per node the plan fills: --gpus-per-node, else the hosts' slots (which must agree),
 // else `local_devices` (what this host has). UsageError when the slots differ.
@@ -60,6 +93,8 @@ void check_forward_name(const std::string& name);
 // --launcher-arg (every occurrence, in order, whole: a word may hold commas) and --forward-env
 // of a command line (sweep, doctor). UsageError on a bad name.
 void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
+std::vector<std::string> launcher_words(const cxxopts::ParseResult& args);
+std::vector<std::string> forward_env_names(const std::string& text);
 
 // A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
 // srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail

@@ -49,9 +49,8 @@ void validate_sweep_arguments(const SweepOptions& options);
 // index, workload, parameters and devices). Throws UsageError naming the first difference.
 void check_resumed_points(const Plan& plan, const std::map<std::size_t, PointResult>& finished);
 // How a sweep opens DIR/journal.jsonl: appended on resume; a new sweep refuses an existing
-// journal (UsageError) unless `argv` holds --force, which starts over and says so.
-JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming,
-                               const std::vector<std::string>& argv);
+// journal (UsageError) unless `force` (--force), which starts over and says so.
+JournalMode sweep_journal_mode(const std::string& out_dir, bool resuming, bool force);
 
 // What the orchestrator learns from a launch's stream about where it is stuck: rank 0's host
 // (its hello) and rank 0's latest report of ranks late to a collective, which any progress

@@ -1,5 +1,6 @@
 #pragma once
 // Sweep options (what the user asked for) and the plan (groups and points to run).
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@ struct SweepOptions {
   std::string out_dir;                       // empty: results/<UTC>-<host>/
   std::string json_path, csv_path;
   std::string resume_dir;
+  bool force = false;                        // --force: start over where a journal is
   std::string run_id;                        // empty: a new one (--resume: the journal's)
   bool dry_run = false;
   Isolation isolation = Isolation::process;
@@ -69,6 +71,11 @@ std::vector<int> parse_gpu_counts(const std::string& text, int available);
 std::vector<int> default_gpu_counts(int available);
 // Parses `--devices` against `visible` devices (-1 when unknown). Throws UsageError.
 std::vector<int> parse_device_list(const std::string& text, int visible);
+// The checks of both on values already typed (a resumed sweep's plan, read from its journal):
+// each at most 2^20, positive (or, with `allow_zero`, not negative), none twice. `what` names the
+// option in the UsageError ("--gpus value").
+std::vector<int> checked_int_list(const std::vector<std::int64_t>& values, const std::string& what,
+                                  bool allow_zero);
 
 // Expands the options into groups and points; `visible` is the number of CUDA devices
 // (-1 when unknown). Throws UsageError for anything invalid; nothing is run.

@@ -2,6 +2,7 @@
 // A sweep once its options are parsed: probe, plan, run every group, finish.
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,20 @@ struct RunSink {
 };
 using RunSinks = std::vector<RunSink>;
 
-// Parses `mgbench sweep` arguments (argv[0] is the command name). Throws UsageError.
-SweepOptions parse_sweep_options(int argc, char** argv);
+// Parses `mgbench sweep` arguments (argv[0] is the command name). Throws UsageError. `named`,
+// when given, receives the long names of the options the command line gave.
+SweepOptions parse_sweep_options(int argc, char** argv, std::set<std::string>* named = nullptr);
+// The options that define a sweep's plan (GPU counts, devices, workloads and their axes, the
+// profile and stopping rule, warm-up, scaling, baselines, launcher and nodes, NVLS), typed, one
+// key per option: the journal's header records them ("plan_options") for --resume.
+Json plan_options_to_json(const SweepOptions& options);
+// --resume: `current` (parsed from a command line that gave the options `named`) with the plan
+// `recorded` of the journal of `source`, which is untrusted: each value must have its option's
+// type and pass the command line's checks. An option of the plan that the command line names must
+// agree with it; every other setting, and every path, stays the command line's. Throws UsageError
+// (one line) naming the option.
+SweepOptions with_recorded_plan(const SweepOptions& current, const std::set<std::string>& named,
+                                const Json& recorded, const std::string& source);
 // --nvls on|off|auto: sets (or, for auto, unsets) NCCL_NVLS_ENABLE in this process, so that the
 // probe and every worker it starts have it (mpirun forwards NCCL_*, srun the environment) and
 // record it; nothing without --nvls. parse_sweep_options refused a contradicting variable.

@@ -107,12 +107,10 @@ class Statement {
   void run();
   void reset();  // ready to run again; keeps the bindings
 
-  int column_count() const;
   bool is_null(int column) const;
   std::int64_t column_int64(int column) const;
   double column_double(int column) const;
   std::string column_text(int column) const;  // "" for NULL
-  std::optional<std::string> column_optional_text(int column) const;
 
  private:
   const Database* db_;
