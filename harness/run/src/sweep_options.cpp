@@ -54,21 +54,9 @@ cxxopts::Options sweep_cli() {
       ("dry-run", "print the plan and run nothing")
       ("isolation", "process (a worker per group) | none (in-process, debugging)",
        cxxopts::value<std::string>()->default_value("process"))
-      ("launcher", "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun "
-                   "inside a Slurm allocation, local elsewhere", cxxopts::value<std::string>())
-      ("hosts", "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)",
-       cxxopts::value<std::string>())
-      ("hostfile", "nodes for the launcher, OpenMPI hostfile syntax (host slots=N)",
-       cxxopts::value<std::string>())
-      ("gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
-       cxxopts::value<std::string>())
-      ("oversubscribe", "mpirun: allow more ranks than a host's slots")
-      ("launcher-arg", "give mpirun or srun this word as it is, after mgbench's own (repeatable; "
-                       "write --launcher-arg=--allow-run-as-root for a word starting with -)",
-       cxxopts::value<std::string>())
-      ("forward-env", "mpirun: pass these variables to every rank too (NAME or PREFIX*, "
-                      "comma-separated; docs/DISTRIBUTED.md lists those always passed)",
-       cxxopts::value<std::string>())
+      ;
+  add_launch_options(options);
+  options.add_options()
       ("group-timeout", "kill a group's worker after this many seconds without progress",
        cxxopts::value<std::string>())
       ("resume", "continue the interrupted sweep in this output directory",
@@ -240,40 +228,11 @@ void parse_execution(const Args& args, SweepOptions& o) {
 
 // How groups are launched: --launcher, the nodes and GPUs per node.
 void parse_launch(const Args& args, SweepOptions& o) {
-  LaunchOptions& l = o.launch;
-  l.launcher = args.count("launcher")
-                   ? choose<Launcher>("launcher", str(args, "launcher"),
-                                      {{"local", Launcher::local},
-                                       {"mpirun", Launcher::mpirun},
-                                       {"srun", Launcher::srun}})
-                   : (o.isolation == Isolation::none ? Launcher::local : default_launcher());
-  if (args.count("hosts") && args.count("hostfile")) {
-    throw UsageError("give --hosts or --hostfile, not both");
-  }
-  if (args.count("hosts")) l.hosts = parse_host_list(str(args, "hosts"));
-  if (args.count("hostfile")) l.hosts = parse_hostfile(str(args, "hostfile"));
-  if (args.count("gpus-per-node")) {
-    l.gpus_per_node = static_cast<int>(parse_positive_int(str(args, "gpus-per-node"),
-                                                          "--gpus-per-node"));
-    if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
-  }
-  l.oversubscribe = args.count("oversubscribe") > 0;
-  read_launcher_words(args, l);
-  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe ||
-                           !l.launcher_args.empty() || !l.forward_env.empty();
-  if (l.launcher == Launcher::local && nodes_given) {
-    throw UsageError("--hosts, --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and "
-                     "--forward-env need --launcher mpirun or srun");
-  }
-  if (!l.forward_env.empty() && l.launcher != Launcher::mpirun) {
-    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
-  }
-  if (l.oversubscribe && l.launcher != Launcher::mpirun) {
-    throw UsageError("--oversubscribe is an mpirun option");
-  }
-  if (l.launcher != Launcher::local && o.isolation == Isolation::none) {
+  o.launch = read_launch_options(
+      args, o.isolation == Isolation::none ? Launcher::local : default_launcher());
+  if (o.launch.launcher != Launcher::local && o.isolation == Isolation::none) {
     throw UsageError(fmt::format("--launcher {} starts processes: not with --isolation none",
-                                 to_string(l.launcher)));
+                                 to_string(o.launch.launcher)));
   }
 }
 
