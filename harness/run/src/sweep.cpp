@@ -102,8 +102,8 @@ void refresh_derived(RunResult& run) {
   (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
-int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
-                 const RunSinks& sinks) {
+bool finish_run(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                const RunSinks& sinks) {
   add_presentation(run);
   bool ok = add_summaries(run);
   ok = guarded("scaling analysis",
@@ -129,14 +129,16 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
     ok = guarded("history", [&] { record_run(run, db); }) && ok;
   }
   logging::info("results: {}", results_path);
+  return ok;
+}
+
+int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                 const RunSinks& sinks) {
+  const bool ok = finish_run(options, run, out_dir, sinks);
   const int code = sweep_exit_code(run);
   return code != 0 || ok ? code : static_cast<int>(ExitCode::environment);
 }
 
-namespace {
-
-// Active test hooks: one warning, and a "test_hooks" entry in the environment (part of the
-// fingerprint), so that no report or comparison takes such a run for a real measurement.
 void record_test_hooks(Json& environment) {
   const auto hooks = test_hooks::active();
   if (hooks.empty()) return;
@@ -146,6 +148,8 @@ void record_test_hooks(Json& environment) {
   environment["test_hooks"] = hooks;
   environment["fingerprint_hash"] = fingerprint_hash(environment);
 }
+
+namespace {
 
 void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out) {
   out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",

@@ -93,6 +93,9 @@ struct RunResult {
   // `mgbench soak`: the windows over time, the health counters and the verdict (docs/SOAK.md);
   // null for a sweep. The ChartSpec::timeseries charts draw its windows.
   Json soak;
+  // `mgbench screen`: the fleet's nodes, every figure and the findings (analysis/fleet.hpp's
+  // ScreenSection, docs/SCREEN.md); null otherwise.
+  Json screen;
   // Each point's figures as a share of its GPU's peak, the GPU model's row and expected ranges
   // (peak_share.hpp): derived data, recomputed by `report`; empty when not computed.
   PeakReport peaks;
