@@ -1,5 +1,6 @@
 // `mgbench screen`'s heat maps (screen_render.hpp): every figure against its metric's reference.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -41,13 +42,19 @@ svg::HeatMap ramp_for(const ScreenSection& s, std::string id, std::string title)
   return map;
 }
 
+// "-9.1 %", "+0.4 %", "0.0 %" (no sign on what rounds to nothing).
+std::string change_text(double ratio) {
+  const double pct = (ratio - 1.0) * 100.0;
+  return std::fabs(pct) < 0.05 ? "0.0 %" : fmt::format("{:+.1f} %", pct);
+}
+
 // A cell: the ratio to the reference, its text and tooltip.
 void put(svg::HeatMap& map, std::size_t r, std::size_t c, double value, double reference,
          const std::string& unit, const std::string& what) {
   if (!(reference > 0)) return;
   const double ratio = value / reference;
   map.values[r][c] = ratio;
-  map.text[r][c] = fmt::format("{:+.1f} %", (ratio - 1.0) * 100.0);
+  map.text[r][c] = change_text(ratio);
   map.titles[r][c] = fmt::format("{}: {:.4g} {} against {:.4g}", what, value, unit, reference);
 }
 

@@ -3,6 +3,7 @@
 #include "mgbench/reports/screen_render.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "mgbench/core/text.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/html.hpp"
+#include "mgbench/reports/peaks.hpp"
 
 namespace mgbench::reports {
 
@@ -88,13 +90,72 @@ std::string fleet_line(const ScreenSection& s) {
                      s.findings.size(), s.thresholds.gap * 100.0, s.measured_s);
 }
 
+// Whether any figure had a peer to be compared with (two of its metric and group).
+bool any_peers(const ScreenSection& s) {
+  std::map<std::pair<std::string, std::string>, int> count;
+  for (const auto& f : s.figures) {
+    if (f.node >= 0 && ++count[{f.metric, f.group}] >= 2) return true;
+  }
+  return false;
+}
+
 std::string nothing_found(const ScreenSection& s) {
+  if (!any_peers(s)) {
+    return "Nothing to compare: no figure has a peer (one GPU on one node); each is shown against "
+           "its GPU's peak in the report.";
+  }
   return fmt::format("Nothing found: on the {} node(s) screened, no figure is more than {:.3g} % "
                      "below its peers.",
                      nodes_up(s), s.thresholds.gap * 100.0);
 }
 
+// A figure's subject as a finding's would be named.
+std::string figure_subject(const ScreenSection& s, const ScreenFigure& f) {
+  if (f.node < 0) return "every node";
+  ScreenFinding x;
+  x.kind = f.gpu >= 0 && f.peer >= 0 ? kFindingGpuLink
+           : f.gpu < 0 && f.peer >= 0 ? kFindingNodeLink
+                                      : kFindingGpu;
+  x.node = f.node;
+  x.gpu = f.gpu;
+  x.peer = f.peer;
+  return one_line(finding_subject(s, x));
+}
+
 }  // namespace
+
+Table screen_figures_table(const ScreenSection& s) {
+  Table t;
+  t.title = "Figures";
+  t.caption = "per metric: the reference (median of the better half) and the lowest figure";
+  t.column("stage", Align::right).column("metric").column("group").column("figures", Align::right);
+  t.column("reference", Align::right).column("lowest", Align::right).column("gap", Align::right);
+  t.column("lowest is");
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<const ScreenFigure*>> by;
+  for (const auto& f : s.figures) {
+    const auto key = std::make_pair(f.metric, f.group);
+    if (by[key].empty()) order.push_back(key);
+    by[key].push_back(&f);
+  }
+  for (const auto& key : order) {
+    const auto& list = by[key];
+    std::vector<double> values;
+    for (const auto* f : list) values.push_back(f->value);
+    const auto st = peer_standings(values, s.thresholds);
+    const std::size_t low = static_cast<std::size_t>(
+        std::min_element(values.begin(), values.end()) - values.begin());
+    const std::string unit = list[low]->unit.empty() ? "" : " " + one_line(list[low]->unit);
+    t.add_row({std::to_string(list[low]->stage), one_line(key.first), one_line(key.second),
+               std::to_string(list.size()),
+               list.size() >= 2 ? fmt::format("{:.4g}{}", st[low].reference, unit) : "-",
+               fmt::format("{:.4g}{}", values[low], unit),
+               list.size() >= 2 ? fmt::format("{:.1f} %", st[low].gap * 100.0) : "-",
+               figure_subject(s, *list[low])},
+              st[low].outlier ? RowTone::warn : RowTone::normal);
+  }
+  return t;
+}
 
 Table screen_findings_table(const ScreenSection& s) {
   Table t;
@@ -120,14 +181,19 @@ void render_screen_console(const RunResult& run, std::ostream& out) {
     out << "No screen in this run.\n";
     return;
   }
-  out << '\n' << fleet_line(*screen) << '\n';
+  out << '\n' << fleet_line(*screen) << "\n\n";
+  render_text(screen_figures_table(*screen), out);
+  out << '\n';
   if (screen->findings.empty()) {
     out << nothing_found(*screen) << '\n';
   } else {
-    out << '\n';
     render_text(screen_findings_table(*screen), out);
   }
   for (const auto& note : screen->notes) out << "Note: " << one_line(note) << '\n';
+  // A GPU model's expected ranges speak where peers cannot (one GPU): % of peak (docs/METHODOLOGY.md).
+  const auto below = below_range_lines(run);
+  if (!below.empty()) out << "\nBelow what this GPU model usually reaches\n";
+  for (const auto& line : below) out << "  - " << one_line(line) << '\n';
 }
 
 std::string screen_exclude_list(const ScreenSection& s) {
@@ -167,6 +233,7 @@ std::string screen_html_section(const RunResult& run) {
   } else {
     out += render_html(screen_findings_table(*screen), 3);
   }
+  out += render_html(screen_figures_table(*screen), 3);
   std::vector<std::string> svgs;
   for (const auto& map : screen_heat_maps(*screen)) svgs.push_back(svg::render(map));
   out += html_chart_grid(svgs);

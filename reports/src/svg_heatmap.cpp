@@ -73,8 +73,10 @@ std::string render(const HeatMap& chart) {
   const double top = header_height(chart.subtitle) + 22;
   const double cell_h = chart.cell_height;
   const double rows_h = cell_h * static_cast<double>(chart.rows.size());
-  const double width =
-      std::max(360.0, left + column_w * static_cast<double>(chart.columns.size()) + 12);
+  const double header_w = std::max(text_width(chart.title, kTitleSize * 1.05),
+                                    text_width(chart.subtitle, kSubtitleSize)) + 24;
+  const double width = std::max({360.0, std::min(header_w, 900.0),
+                                 left + column_w * static_cast<double>(chart.columns.size()) + 12});
   const double height = top + rows_h + 46;
   std::string out = svg_open(chart.id, width, height, chart.title, "heatmap");
   out += draw_header(chart.title, chart.subtitle, width);

@@ -97,7 +97,7 @@ TEST_CASE("screen: no fault, no finding, run after run (exit 0)") {
   }
 }
 
-TEST_CASE("screen: a slow p2p link is a link finding; results, history and report") {
+TEST_CASE("screen: a slow p2p link is a link finding, with results, history and report") {
   const std::string db = mgbench::test::temp_dir("screen-db") + "/history.db";
   const auto s = screen("link:2-9@0.5", "-q --db " + db);
   INFO(s.err);

@@ -86,7 +86,7 @@ TEST_CASE("mpi screen: 16 GPUs on 2 nodes, one GPU 10 % slower: that GPU and not
   CHECK(s.screen.findings.size() == 3);  // gemm, membw, h2d
 }
 
-TEST_CASE("mpi screen: 2 nodes, one node 30 % slower: that node, every stage; no fault: none") {
+TEST_CASE("mpi screen: 2 nodes, one node 30 % slower: that node, every stage, and no fault: none") {
   const auto s = screen(kSmallNodes, 2, "host:localhost@0.3", "--stages 1,2");
   INFO(s.err);
   CHECK(s.exit_code == 1);
@@ -112,7 +112,10 @@ TEST_CASE("mpi screen: a hung node is reported with its host and the screen fini
   CHECK(s.exit_code == 1);
   REQUIRE(s.screen.nodes.size() == 3);
   CHECK(s.screen.nodes[1].status == "failed");
-  CHECK(s.screen.nodes[1].message.find("stage 1 (gemm): timeout") == 0);
+  INFO(s.screen.nodes[1].message);
+  // Timed out, or (rarely, on a loaded machine) mpirun gave up on the hung ranks first.
+  const auto& why = s.screen.nodes[1].message;
+  CHECK((why.find("stage 1 (gemm): timeout") == 0 || why.find("stage 1 (gemm): failed") == 0));
   CHECK(s.screen.nodes[0].status == "ok");
   CHECK(s.screen.nodes[2].status == "ok");
   CHECK(subjects(s.screen) == std::set<std::string>{"node_failed 127.0.0.1"});

@@ -106,7 +106,7 @@ TEST_CASE("fleet: a gap within the metric's own noise is not flagged (both rules
   CHECK(flagged(mgbench::peer_standings(worse, {})) == std::vector<std::size_t>{4});
 }
 
-TEST_CASE("fleet: two figures compare with the better one; one figure has no peer") {
+TEST_CASE("fleet: two figures compare with the better one, one figure has no peer") {
   auto st = mgbench::peer_standings({1.0, 0.8}, {});
   CHECK(st[0].reference == 1.0);
   CHECK(flagged(st) == std::vector<std::size_t>{1});

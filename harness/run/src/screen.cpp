@@ -19,7 +19,6 @@
 #include "mgbench/run/launch_probe.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/store/history.hpp"
-#include "mgbench/version.hpp"
 #include "screen_detail.hpp"
 
 namespace mgbench {
@@ -271,14 +270,8 @@ Plan combined_plan(const std::vector<const ScreenPlan*>& parts) {
 
 RunResult screen_run_result(const std::vector<std::string>& argv, const Fleet& fleet,
                             const ScreenOptions& o) {
-  RunResult run;
-  run.tool = Json{{"name", "mgbench"},
-                  {"version", MGBENCH_VERSION_STRING},
-                  {"git_revision", MGBENCH_GIT_REVISION}};
-  run.argv = argv;
+  RunResult run = started_run(argv);
   run.run_id = make_run_id();
-  run.started_at = utc_now_iso8601();
-  run.host = host_name();
   run.environment =
       fleet.first.environment.is_object() ? fleet.first.environment : Json::object();
   record_test_hooks(run.environment);

@@ -102,6 +102,17 @@ void refresh_derived(RunResult& run) {
   (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
+RunResult started_run(const std::vector<std::string>& argv) {
+  RunResult run;
+  run.tool = Json{{"name", "mgbench"},
+                  {"version", MGBENCH_VERSION_STRING},
+                  {"git_revision", MGBENCH_GIT_REVISION}};
+  run.argv = argv;
+  run.started_at = utc_now_iso8601();
+  run.host = host_name();
+  return run;
+}
+
 bool finish_run(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                 const RunSinks& sinks) {
   add_presentation(run);
@@ -249,14 +260,8 @@ int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
   }
   for (const auto& note : plan.notes) logging::warn("{}", note);
 
-  RunResult run;
-  run.tool = Json{{"name", "mgbench"},
-                  {"version", MGBENCH_VERSION_STRING},
-                  {"git_revision", MGBENCH_GIT_REVISION}};
-  run.argv = argv;
+  RunResult run = started_run(argv);
   run.run_id = options.run_id.empty() ? make_run_id() : options.run_id;
-  run.started_at = utc_now_iso8601();
-  run.host = host_name();
   run.environment = probed.environment.is_object() ? probed.environment : Json::object();
   record_test_hooks(run.environment);
   run.environment["inventory"] = probed.inventory;

@@ -17,9 +17,13 @@ namespace mgbench::reports {
 // The run's screen section, nullopt when it has none or it is malformed.
 std::optional<ScreenSection> screen_of(const RunResult& run);
 
+// One row per metric (and like-for-like group): its figures, their reference, the lowest one,
+// its gap and whose it is.
+Table screen_figures_table(const ScreenSection& screen);
 // One row per finding, most severe first: gap, subject, kind, what, evidence.
 Table screen_findings_table(const ScreenSection& screen);
-// The fleet in one line, the findings table (or "nothing found"), the notes.
+// The fleet in one line, the figures and findings tables (or "nothing found"), the notes, the
+// values below what their GPU model usually reaches.
 void render_screen_console(const RunResult& run, std::ostream& out);
 
 // The exclude list: '#' comment lines (the header, and each link finding: no scheduler leaves

@@ -38,6 +38,8 @@ void refresh_derived(RunResult& run);
 // results.json is written costs exit 4 (one line each), never the file.
 int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                  const RunSinks& sinks);
+// A run starting now: the tool (name, version, git revision), `argv`, the start time, the host.
+RunResult started_run(const std::vector<std::string>& argv);
 // finish_sweep's steps without its exit code: false when one after the points failed (logged).
 bool finish_run(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                 const RunSinks& sinks);
