@@ -433,6 +433,7 @@ mgbench::Presentation allreduce_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("allreduce")
+        .category(mgbench::WorkloadCategory::collective)
         .summary("Sum all-reduce across the group: NCCL and the own peer-to-peer kernels, "
                  "nccl-tests' metrics")
         .formulas("t = slowest rank's median time per op; algbw = bytes / t / 1e9 GB/s; "

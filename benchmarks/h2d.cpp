@@ -344,6 +344,7 @@ mgbench::Presentation h2d_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("h2d")
+        .category(mgbench::WorkloadCategory::host_link)
         .summary("Host <-> device copy bandwidth per GPU (PCIe): directions, pinned and "
                  "pageable, local and remote NUMA node, alone and all GPUs at once")
         .formulas("Bytes moved per GPU = bytes (h2d, d2h) or 2 x bytes (bidir). GB/s per GPU = "

@@ -231,6 +231,7 @@ mgbench::Presentation membw_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("membw")
+        .category(mgbench::WorkloadCategory::memory)
         .summary("HBM bandwidth per GPU: own copy and triad kernels beside cudaMemcpyAsync "
                  "device-to-device, buffers larger than L2")
         .formulas("Bytes moved = read + write: copy and memcpy 2 x bytes, triad (a = b + s*c) "

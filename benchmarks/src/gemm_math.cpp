@@ -18,6 +18,9 @@ namespace mgbench::bench {
 
 namespace {
 
+// Largest M, N or K of a shape point: the batch axis's bound for M, far above any layer's N, K.
+constexpr std::int64_t kMaxShapeDim = std::int64_t{1} << 24;
+
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -111,6 +114,30 @@ GemmBufferBytes gemm_buffer_bytes(std::int64_t m, std::int64_t n, std::int64_t k
   return bytes;
 }
 
+GemmDims parse_gemm_shape(const std::string& text, std::int64_t max_dim) {
+  const auto bad = [&](const std::string& why) {
+    return UsageError("gemm shape '" + text + "': " + why +
+                      " (expected MxNxK, e.g. 8192x6144x4096)");
+  };
+  std::int64_t dims[3] = {0, 0, 0};
+  std::size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t end = i < 2 ? text.find('x', at) : text.size();
+    if (end == std::string::npos) throw bad("three dimensions needed");
+    const std::string part = text.substr(at, end - at);
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      throw bad("'" + part + "' is not a positive integer");
+    }
+    dims[i] = std::stoll(part);
+    if (dims[i] < 1 || dims[i] > max_dim) {
+      throw bad("each dimension must be 1.." + std::to_string(max_dim));
+    }
+    at = end + 1;
+  }
+  return {dims[0], dims[1], dims[2]};
+}
+
 GemmDims gemm_dims(const Params& params) {
   if (params.is_object() && !params.contains("m") && params.contains("batch")) {
     const std::int64_t hidden = param_int(params, "hidden");
@@ -136,6 +163,14 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
   std::vector<Params> shapes;
   for (const auto& size : list("size")) {
     shapes.push_back(Params{{"shape", "square"}, {"m", size}, {"n", size}, {"k", size}});
+  }
+  for (const auto& text : list("shape")) {
+    const GemmDims d = parse_gemm_shape(text.get<std::string>(), kMaxShapeDim);
+    shapes.push_back(Params{{"shape", std::to_string(d.m) + "x" + std::to_string(d.n) + "x" +
+                                          std::to_string(d.k)},
+                            {"m", d.m},
+                            {"n", d.n},
+                            {"k", d.k}});
   }
   for (const auto& batch : list("batch")) {
     for (const auto& hidden : list("hidden")) {

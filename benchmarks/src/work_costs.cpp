@@ -8,6 +8,7 @@
 #include "mgbench/bench/allreduce_math.hpp"
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/train_math.hpp"
+#include "mgbench/bench/transformer_math.hpp"
 #include "mgbench/core/error.hpp"
 
 namespace mgbench::bench {
@@ -185,6 +186,119 @@ std::optional<WorkCost> train_step_cost(const Params& params) {
   optimizer.after_communication = true;
   c.push_back(optimizer);
   cost.work = per_gpu_work(static_cast<double>(s.batch * s.accum));
+  return cost;
+}
+
+namespace {
+
+// One layer's shapes for the transformer step's cost (tensor-parallel degree 1).
+struct LayerShape {
+  std::int64_t T = 0, h = 0, q = 0, a = 0, m = 0, S = 0, hd = 0;
+  double heads = 0;  // sequences x q heads: the attention GEMMs' repeat
+  double e = 2;
+  std::string dtype;
+};
+
+void add_gemm(std::vector<ComputeWork>& c, const char* label, std::int64_t m, std::int64_t n,
+              std::int64_t k, const LayerShape& s, double repeat = 1) {
+  c.push_back(gemm_work(label, m, n, k, s.dtype, repeat));
+}
+
+void add_bytes(std::vector<ComputeWork>& c, const char* label, double bytes) {
+  c.push_back(bytes_work(ComputeKind::memory, label, bytes));
+}
+
+void add_layer_forward(std::vector<ComputeWork>& c, const LayerShape& s) {
+  const double th = static_cast<double>(s.T * s.h) * s.e,
+               scores = s.heads * static_cast<double>(s.S * s.S) * s.e;
+  add_bytes(c, "RMSNorm", 2 * th);
+  add_gemm(c, "QKV GEMM", s.T, s.q, s.h, s);
+  add_gemm(c, "attention scores GEMM", s.S, s.S, s.hd, s, s.heads);
+  add_bytes(c, "causal softmax", 1.5 * scores);
+  add_gemm(c, "attention values GEMM", s.hd, s.S, s.S, s, s.heads);
+  add_gemm(c, "output projection GEMM", s.T, s.h, s.a, s);
+  add_bytes(c, "RMSNorm", 2 * th);
+  add_gemm(c, "gate/up GEMM", s.T, 2 * s.m, s.h, s);
+  add_bytes(c, "SwiGLU", 3.0 * static_cast<double>(s.T * s.m) * s.e);
+  add_gemm(c, "down GEMM", s.T, s.h, s.m, s);
+}
+
+void add_layer_backward(std::vector<ComputeWork>& c, const LayerShape& s) {
+  const double th = static_cast<double>(s.T * s.h) * s.e,
+               scores = s.heads * static_cast<double>(s.S * s.S) * s.e;
+  const double norm = 4 * th + 2.0 * static_cast<double>(s.T * s.h) * 4;
+  add_gemm(c, "weight-gradient GEMM", s.m, s.h, s.T, s);
+  add_gemm(c, "input-gradient GEMM", s.T, s.m, s.h, s);
+  add_bytes(c, "SwiGLU backward", 5.0 * static_cast<double>(s.T * s.m) * s.e);
+  add_gemm(c, "weight-gradient GEMM", s.h, 2 * s.m, s.T, s);
+  add_gemm(c, "input-gradient GEMM", s.T, s.h, 2 * s.m, s);
+  add_bytes(c, "RMSNorm backward", norm);
+  add_gemm(c, "weight-gradient GEMM", s.a, s.h, s.T, s);
+  add_gemm(c, "input-gradient GEMM", s.T, s.a, s.h, s);
+  add_gemm(c, "attention GEMMs backward", s.S, s.S, s.hd, s, 4 * s.heads);
+  add_bytes(c, "causal softmax backward", 2 * scores);
+  add_gemm(c, "weight-gradient GEMM", s.h, s.q, s.T, s);
+  add_gemm(c, "input-gradient GEMM", s.T, s.h, s.q, s);
+  add_bytes(c, "RMSNorm backward", norm);
+}
+
+}  // namespace
+
+std::optional<WorkCost> transformer_step_cost(const Params& params) {
+  using namespace transformer;
+  const Strategy strategy = strategy_from_string(param_str(params, "strategy"));
+  if (strategy != Strategy::ddp && strategy != Strategy::fsdp) return std::nullopt;
+  const StepConfig cfg = config_from_params(params, 1);
+  const LocalDims d = local_dims(cfg.shape, 1);
+  LayerShape s{cfg.local_tokens(), d.hidden, d.qkv_width(), d.attn_width(), d.mlp, cfg.seq,
+               d.head_dim, static_cast<double>(cfg.batch * d.q_heads),
+               static_cast<double>(kernels::dtype_size(cfg.precision)), param_str(params, "dtype")};
+  const double P = static_cast<double>(layout_for(cfg).total);
+  const bool overlap = cfg.overlap;
+  WorkCost cost;
+  auto& c = cost.compute;
+  for (int micro = 0; micro < cfg.accum; ++micro) {
+    const bool last = micro == cfg.accum - 1;
+    std::vector<std::size_t> forward_end, backward_end;
+    const std::size_t start = c.size();  // the micro-step's first item
+    for (int l = 0; l < cfg.layers; ++l) {
+      add_layer_forward(c, s);
+      forward_end.push_back(c.size() - 1);
+    }
+    add_bytes(c, "loss gradient", 3.0 * static_cast<double>(s.T * s.h) * s.e);
+    for (int l = cfg.layers - 1; l >= 0; --l) {
+      add_layer_backward(c, s);
+      backward_end.push_back(c.size() - 1);  // last layer first
+    }
+    const auto ready = [&](bool ok, std::size_t at) -> std::optional<std::size_t> {
+      return overlap && ok ? std::optional<std::size_t>(at) : std::nullopt;
+    };
+    if (strategy == Strategy::fsdp) {
+      // Forward gathers as soon as the layer two before has computed, backward likewise, each
+      // reduce-scatter after its layer's backward (overlap=false: all after the compute).
+      for (std::size_t l = 0; l < forward_end.size(); ++l) {
+        cost.collectives.push_back({CollectiveKind::all_gather, s.e * P,
+                                    ready(true, l < 2 ? start : forward_end[l - 2])});
+      }
+      for (std::size_t i = 0; i < backward_end.size(); ++i) {
+        const std::size_t before = i < 2 ? forward_end.back() : backward_end[i - 2];
+        cost.collectives.push_back({CollectiveKind::all_gather, s.e * P, ready(true, before)});
+        cost.collectives.push_back(
+            {CollectiveKind::reduce_scatter, 4 * P, ready(true, backward_end[i])});
+      }
+    } else if (last) {
+      for (std::size_t i = 0; i < backward_end.size(); ++i) {
+        cost.collectives.push_back(
+            {CollectiveKind::all_reduce, 4 * P, ready(true, backward_end[i])});
+      }
+    }
+  }
+  ComputeWork optimizer = bytes_work(ComputeKind::memory, "AdamW",
+                                     static_cast<double>(cfg.layers) * P * (28.0 + s.e));
+  optimizer.after_communication = true;
+  c.push_back(optimizer);
+  const double tokens = static_cast<double>(cfg.batch * cfg.seq * cfg.accum);
+  cost.work = per_gpu_work(tokens);
   return cost;
 }
 

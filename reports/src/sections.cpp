@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/analysis/scaling.hpp"
 #include "mgbench/core/json_order.hpp"
 #include "mgbench/core/ranges_text.hpp"
 #include "mgbench/model/point_quality.hpp"
@@ -83,15 +84,21 @@ std::vector<std::string> workloads_of(const RunResult& run) {
 }
 
 std::vector<const PointResult*> points_of(const RunResult& run, const std::string& workload) {
-  std::vector<const PointResult*> out;
+  // By series (in a strong-scaling run, the global batch rather than the per-GPU one), then GPU
+  // count: the rows of one series run 1, 2, 4, 8 GPUs.
+  const ScalingMode mode = scaling_mode_of(run);
+  std::vector<std::pair<Params, const PointResult*>> keyed;
   for (const auto& p : run.points) {
-    if (p.workload == workload) out.push_back(&p);
+    if (p.workload == workload) keyed.emplace_back(series_params(p, mode), &p);
   }
-  std::stable_sort(out.begin(), out.end(), [](const PointResult* a, const PointResult* b) {
-    if (const int c = compare_values(a->params, b->params)) return c < 0;
-    if (a->gpus != b->gpus) return a->gpus < b->gpus;
-    return a->devices < b->devices;
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (const int c = compare_values(a.first, b.first)) return c < 0;
+    if (a.second->gpus != b.second->gpus) return a.second->gpus < b.second->gpus;
+    return a.second->devices < b.second->devices;
   });
+  std::vector<const PointResult*> out;
+  out.reserve(keyed.size());
+  for (const auto& k : keyed) out.push_back(k.second);
   return out;
 }
 

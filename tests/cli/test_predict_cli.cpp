@@ -32,7 +32,7 @@ TEST_CASE("predict prints the links, a table per point and the one-GPU compute c
 TEST_CASE("predict --json: series with rows per GPU count, the measured point, the check") {
   const auto r = run_mgbench("predict " + kH200 +
                              " --workload train_step --gpus 1,8,16 --intra nvlink4 --inter 200 "
-                             "--nvls --json");
+                             "--nvls on --json");
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["intra"]["name"] == "nvlink4");

@@ -324,3 +324,30 @@ TEST_CASE("own vs cuBLAS summary pairs the two impls of one shape, dtype and met
             gemm_point("mgbench", "bf16", 2048, 630.0, "host")};
   CHECK(mgbench::bench::own_vs_cublas_summary(points)[0]["shape"] == "2048x8192x8192");
 }
+
+TEST_CASE("gemm expand: shape=MxNxK points follow the square points, M, N, K as given") {
+  AxisValues v = axis_values({4096}, {}, {}, {"bf16"}, {"cublas"});
+  v["shape"] = texts({"8192x6144x4096", "8192x4096x14336"});
+  const auto points = expand_gemm_points(v);
+  REQUIRE(points.size() == 3);
+  CHECK(points[0]["shape"] == "square");
+  CHECK(points[1]["shape"] == "8192x6144x4096");
+  CHECK((points[1]["m"] == 8192 && points[1]["n"] == 6144 && points[1]["k"] == 4096));
+  CHECK((points[2]["m"] == 8192 && points[2]["n"] == 4096 && points[2]["k"] == 14336));
+  const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[2]);
+  CHECK((d.m == 8192 && d.n == 4096 && d.k == 14336));
+  CHECK(gemm_metrics(points[1], 1, 1.0)["tflops_per_gpu"].get<double>() ==
+        2.0 * 8192 * 6144 * 4096 / 1e12);
+}
+
+TEST_CASE("gemm shape: MxNxK of positive integers, anything else refused") {
+  using mgbench::bench::parse_gemm_shape;
+  const auto d = parse_gemm_shape("1x2x3", 100);
+  CHECK((d.m == 1 && d.n == 2 && d.k == 3));
+  CHECK(parse_gemm_shape("100x100x100", 100).k == 100);
+  for (const char* bad : {"", "8192", "8192x4096", "8192x4096x", "x1x2", "1x2x3x4", "0x2x3",
+                          "1x-2x3", "1x2xk", "101x1x1", "1 x2x3", "1x2x99999999999"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_gemm_shape(bad, 100), mgbench::UsageError);
+  }
+}

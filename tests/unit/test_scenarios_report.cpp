@@ -100,3 +100,24 @@ TEST_CASE("report scenario: a GPU alone that is not the baseline shows no borrow
   }
   CHECK(alone == 8);
 }
+
+TEST_CASE("report scenario: in strong mode a series' rows run from 1 to 8 GPUs",
+          "[scenarios][reports]") {
+  // Per-GPU batches 2048, 1024, 512, 256 on 1, 2, 4, 8 GPUs: ordered by the per-GPU batch the
+  // rows would run 8, 4, 2, 1 GPUs; by the global batch (one series) they run 1 to 8.
+  const RunResult run = analysed("nvlink-strong");
+  const auto tables = mgbench::reports::workload_tables(run, "train_step");
+  const Table& t = table_of(tables, "train_step");
+  REQUIRE(t.rows.size() == 4);
+  const std::size_t gpus = column(t, "GPUs");
+  CHECK(t.rows.front().at(gpus) == "1");
+  CHECK(t.rows[1].at(gpus) == "2");
+  CHECK(t.rows[2].at(gpus) == "4");
+  CHECK(t.rows.back().at(gpus) == "8");
+  // Weak mode keeps the parameters' order: the same file read as weak runs 8 GPUs first.
+  RunResult weak = run;
+  weak.settings["scaling"] = "weak";
+  const auto weak_tables = mgbench::reports::workload_tables(weak, "train_step");
+  const Table& w = table_of(weak_tables, "train_step");
+  CHECK(w.rows.front().at(column(w, "GPUs")) == "8");
+}

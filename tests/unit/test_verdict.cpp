@@ -242,3 +242,27 @@ TEST_CASE("verdict: malformed outlier rows are ignored") {
                                   {point(0, "gemm", kGemm, 1)}, outliers);
   CHECK(only_text(v) == "gemm: 2 GPUs give 2.0x (98 %).");
 }
+
+TEST_CASE("verdict: a point that names its communication and its parts is described in its words") {
+  const Json fsdp = {{"model", "llama3-8b"}, {"strategy", "fsdp"}};
+  PointResult last = point(1, "transformer_step", fsdp, 8,
+                           {{"step_time_s", 0.2}, {"exposed_comm_s", 0.024},
+                            {"overlap_ratio", 0.4}});
+  last.extra = Json{{"ranks", Json::array({Json{
+      {"details",
+       {{"communication",
+         {{"what", "the FSDP parameter all-gathers and gradient reduce-scatters"},
+          {"parts", Json::array({Json{{"label", "parameter all-gathers"}, {"exposed_s", 0.018}},
+                                 Json{{"label", "gradient reduce-scatters"},
+                                      {"exposed_s", 0.006}}})}}}}}}})}};
+  const std::vector<PointResult> points = {point(0, "transformer_step", fsdp, 1), last};
+  const Json v = compute_verdicts(
+      {series("transformer_step", fsdp, {row(1, 1000, 1.0, 0), row(8, 7000, 7.0, 1)},
+              "tokens/s")},
+      points, {});
+  const std::string text = only_text(v);
+  CHECK(text.find("Exposed communication (the FSDP parameter all-gathers and gradient "
+                  "reduce-scatters) is 12 % of the step (parameter all-gathers 9 %, gradient "
+                  "reduce-scatters 3 %); overlap hides 40 % of its time.") != std::string::npos);
+  CHECK(text.find("all-reduce") == std::string::npos);
+}

@@ -1,6 +1,7 @@
 // What one op of each workload costs (benchmarks/include/mgbench/bench/work_costs.hpp): the
 // items `mgbench predict` composes and the work its throughput divides.
 #include <cstdint>
+#include <string>
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/train_math.hpp"
@@ -112,4 +113,49 @@ TEST_CASE("gemm, allreduce, membw and h2d costs do one thing each") {
   const auto bidir = h2d_cost(Params{{"bytes", 1 << 20}, {"direction", "bidir"}});
   CHECK(bidir->compute.size() == 2);  // two concurrent copies: never a one-copy reference
   CHECK(bidir->work(1) == Approx(2.0 * (1 << 20) / 1e9));
+}
+
+namespace {
+
+Params transformer_params(const char* strategy, int accum, bool overlap) {
+  Params p{{"model", "llama3-8b"}, {"layers", 2},     {"seq", 4096},         {"batch", 1},
+           {"accum", accum},       {"dtype", "bf16"}, {"strategy", strategy}};
+  if (std::string(strategy) != "tp") p["overlap"] = overlap;
+  if (std::string(strategy) == "tp_dp") p["tp_size"] = 2;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("transformer_step cost: the model's GEMMs, ddp's all-reduces ready layer by layer") {
+  const auto cost = transformer_step_cost(transformer_params("ddp", 1, true));
+  REQUIRE(cost.has_value());
+  // 6 per token and matrix parameter (the norm weights are no GEMM) plus the full-square
+  // attention GEMMs (12 L heads*head_dim S per token).
+  const double n = 2.0 * 218103808, tokens = 4096;
+  CHECK(gemm_flops(*cost) == Approx(6 * n * tokens + 12.0 * 2 * 4096 * 4096 * tokens));
+  REQUIRE(cost->collectives.size() == 2);
+  CHECK(cost->collectives[0].kind == CollectiveKind::all_reduce);
+  REQUIRE(cost->collectives[0].ready_after.has_value());
+  REQUIRE(cost->collectives[1].ready_after.has_value());
+  CHECK(*cost->collectives[0].ready_after < *cost->collectives[1].ready_after);
+  CHECK(cost->compute.back().after_communication);  // AdamW
+  CHECK(cost->work(8) == 8.0 * 4096);
+  const auto late = transformer_step_cost(transformer_params("ddp", 1, false));
+  CHECK_FALSE(late->collectives[0].ready_after.has_value());
+}
+
+TEST_CASE("transformer_step cost: fsdp gathers and reduce-scatters every micro-step, tp not") {
+  const auto cost = transformer_step_cost(transformer_params("fsdp", 2, true));
+  REQUIRE(cost.has_value());
+  int gathers = 0, scatters = 0;
+  for (const auto& c : cost->collectives) {
+    gathers += c.kind == CollectiveKind::all_gather;
+    scatters += c.kind == CollectiveKind::reduce_scatter;
+  }
+  CHECK(gathers == 2 * 2 * 2);  // layers x (forward, backward) x micro-steps
+  CHECK(scatters == 2 * 2);
+  CHECK(cost->work(1) == 2.0 * 4096);
+  CHECK_FALSE(transformer_step_cost(transformer_params("tp", 1, true)).has_value());
+  CHECK_FALSE(transformer_step_cost(transformer_params("tp_dp", 1, true)).has_value());
 }

@@ -24,17 +24,6 @@ bool has_integer_batch(const Params& params) {
   return it != params.end() && it->is_number_integer();
 }
 
-// The parameters that identify a series: as-is (weak), or with the per-GPU batch turned into
-// the global batch (strong).
-Params series_params(const PointResult& point, ScalingMode mode) {
-  if (mode == ScalingMode::weak || !has_integer_batch(point.params)) return point.params;
-  Params params = point.params;
-  const std::int64_t batch = params.at("batch").get<std::int64_t>();
-  params.erase("batch");
-  params["global_batch"] = batch * static_cast<std::int64_t>(point.gpus);
-  return params;
-}
-
 struct Candidate {
   const PointResult* point = nullptr;
   double throughput = 0;
@@ -207,6 +196,23 @@ ScalingMode scaling_mode_from_string(const std::string& text) {
   if (text == "weak") return ScalingMode::weak;
   if (text == "strong") return ScalingMode::strong;
   throw UsageError("invalid scaling mode '" + text + "': expected weak or strong");
+}
+
+Params series_params(const PointResult& point, ScalingMode mode) {
+  if (mode == ScalingMode::weak || !has_integer_batch(point.params)) return point.params;
+  Params params = point.params;
+  const std::int64_t batch = params.at("batch").get<std::int64_t>();
+  params.erase("batch");
+  params["global_batch"] = batch * static_cast<std::int64_t>(point.gpus);
+  return params;
+}
+
+ScalingMode scaling_mode_of(const RunResult& run) {
+  if (!run.settings.is_object()) return ScalingMode::weak;
+  const auto it = run.settings.find("scaling");
+  return it != run.settings.end() && it->is_string() && it->get<std::string>() == "strong"
+             ? ScalingMode::strong
+             : ScalingMode::weak;
 }
 
 ThroughputLookup presentation_throughput(const RunResult& run) {

@@ -7,6 +7,7 @@
 
 #include "mgbench/analysis/peaks.hpp"
 #include "mgbench/core/text.hpp"
+#include "mgbench/model/gpu_models.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/model/point_view.hpp"
 #include "verdict_detail.hpp"

@@ -12,6 +12,8 @@ namespace mgbench {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
+      {"accept", "acceptance run of a new server: checklist, verdict, report (--lang en|zh)",
+       cmd_accept},
       {"compare", "compare runs: regression verdicts, or offers side by side", cmd_compare},
       {"completion", "print a shell completion script: completion bash", cmd_completion, true},
       {"doctor", "pre-flight checks of GPUs, links, power, ECC (exit 4 on fail)", cmd_doctor},

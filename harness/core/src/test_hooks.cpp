@@ -39,7 +39,7 @@ std::map<std::string, std::string> active() {
   // figure: a sweep it stopped must resume without it.
   for (const char* name :
        {kFakeDevices, kSlowdown, kTrainDoubleReduce, kRanksPerNode, kFakeTelemetry,
-        kPeerAccessFail, kFakeGpuPerTask, kScreenFault}) {
+        kPeerAccessFail, kFakeGpuPerTask, kScreenFault, kAcceptLoad, kAcceptDoctor}) {
     if (auto value = read(name)) hooks[name] = *value;
   }
   return hooks;

@@ -49,19 +49,23 @@ std::optional<double> metric_number(const PointResult& point, const std::string&
   return number_at(point.metrics, name.c_str());
 }
 
-std::optional<double> rank_metric(const PointResult& point, std::size_t i,
-                                  const std::string& name) {
+Json rank_detail(const PointResult& point, std::size_t i, const std::string& name) {
   const Json& extra = point.extra;
   if (!extra.is_object() || !extra.contains("ranks") || !extra.at("ranks").is_array()) {
-    return std::nullopt;
+    return Json();
   }
   const Json& ranks = extra.at("ranks");
-  if (i >= ranks.size() || !ranks[i].is_object() || !ranks[i].contains("details")) {
-    return std::nullopt;
-  }
+  if (i >= ranks.size() || !ranks[i].is_object() || !ranks[i].contains("details")) return Json();
   const Json& details = ranks[i].at("details");
-  if (!details.is_object() || !details.contains("metrics")) return std::nullopt;
-  return number_at(details.at("metrics"), name.c_str());
+  if (!details.is_object() || !details.contains(name)) return Json();
+  return details.at(name);
+}
+
+std::optional<double> rank_metric(const PointResult& point, std::size_t i,
+                                  const std::string& name) {
+  const Json metrics = rank_detail(point, i, "metrics");
+  if (!metrics.is_object()) return std::nullopt;
+  return number_at(metrics, name.c_str());
 }
 
 PowerLimit power_limit(const Json& environment, int device) {

@@ -91,10 +91,10 @@ void refresh_derived(RunResult& run) {
   // setting keeps the stored analysis, logged).
   (void)guarded("scaling analysis", [&] {
     const Json& settings = run.settings.is_object() ? run.settings : Json::object();
-    const bool strong = settings.value("scaling", std::string("weak")) == "strong";
-    const bool each = settings.value("baseline_each", false);
+    const auto each_it = settings.find("baseline_each");
+    const bool each = each_it != settings.end() && each_it->is_boolean() && each_it->get<bool>();
     RunResult copy = run;
-    analyse_run(copy, strong ? ScalingMode::strong : ScalingMode::weak, each);
+    analyse_run(copy, scaling_mode_of(run), each);
     run.scaling = std::move(copy.scaling);
     run.verdicts = std::move(copy.verdicts);
     run.summaries = std::move(copy.summaries);

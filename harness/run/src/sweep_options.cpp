@@ -156,17 +156,7 @@ void parse_selection(const Args& args, SweepOptions& o) {
 // The profile and its stopping rule.
 void apply_profile(const Args& args, SweepOptions& o) {
   o.profile = profile_from_string(str(args, "profile"));
-  switch (o.profile) {
-    case Profile::quick:
-      o.settings.stopping = {5, 0.1, 1.0, 0.005, 100000};
-      break;
-    case Profile::standard:
-      o.settings.stopping = {10, 0.5, 3.0, 0.005, 100000};
-      break;
-    case Profile::full:
-      o.settings.stopping = {20, 1.0, 10.0, 0.005, 100000};
-      break;
-  }
+  o.settings.stopping = profile_stopping(o.profile);
   o.settings.profile = to_string(o.profile);
 }
 

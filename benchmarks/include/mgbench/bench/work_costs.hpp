@@ -9,6 +9,7 @@
 //   h2d:        one host copy (h2d or d2h; bidir is two concurrent copies: not a reference);
 //               work = bytes x GPUs / 1e9
 //   train_step: see train_step_cost below.
+//   transformer_step: see transformer_step_cost below.
 #include <optional>
 
 #include "mgbench/core/params.hpp"
@@ -34,5 +35,22 @@ std::optional<WorkCost> h2d_cost(const Params& params);
 // after the last micro-step's layer that completes them (overlap=true), or all after the
 // backward pass (overlap=false). work = batch x accum x GPUs (samples).
 std::optional<WorkCost> train_step_cost(const Params& params);
+
+// One optimizer step of transformer_step, per GPU, for strategy ddp and fsdp (tp and tp_dp are
+// not modelled: their all-reduces block the compute, which the model's one communication stream
+// beside the compute does not describe, and their compute shrinks with the tensor-parallel
+// degree). Per micro-step and layer (T tokens, e bytes per element), forward: RMSNorm (2 T h e),
+// QKV GEMM (T x qkv x h), scores GEMMs (S x S x head_dim, sequences x heads of them), causal
+// softmax (1.5 sequences heads S^2 e), value GEMMs, output GEMM, RMSNorm, gate/up GEMM, SwiGLU
+// (3 T mlp e), down GEMM; the loss gradient (3 T h e); backward, last layer first: each
+// projection's weight- and input-gradient GEMMs, four attention GEMMs per head, the softmax and
+// norm backward passes; after every collective AdamW (28 + e bytes per parameter). Collectives
+// (P the padded layer length): ddp one fp32 all-reduce of 4 P bytes per layer after its backward
+// on the last micro-step; fsdp per micro-step and layer an all-gather of e P bytes before its
+// forward (ready once the layer two before has computed) and before its backward, and a
+// reduce-scatter of 4 P bytes after its backward. The model does not make the compute wait for a
+// late all-gather, and counts the optimizer of the whole model (fsdp runs it on one shard).
+// work = batch x seq x accum x GPUs (tokens).
+std::optional<WorkCost> transformer_step_cost(const Params& params);
 
 }  // namespace mgbench::bench

@@ -23,6 +23,12 @@ namespace mgbench {
 enum class ScalingMode { weak, strong };
 const char* to_string(ScalingMode mode);
 ScalingMode scaling_mode_from_string(const std::string& text);  // throws UsageError
+// The mode a run was swept in (settings.scaling); weak when the setting is absent or malformed
+// (a results file from another machine).
+ScalingMode scaling_mode_of(const RunResult& run);
+// The parameters that identify a point's series: as recorded (weak), or with the per-GPU batch
+// replaced by the global batch, batch x gpus (strong, points with an integer "batch").
+Params series_params(const PointResult& point, ScalingMode mode);
 
 struct ThroughputMetric {
   std::string name;

@@ -19,6 +19,7 @@ struct Command {
   bool hidden = false;
 };
 
+int cmd_accept(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_completion(int argc, char** argv);
 int cmd_doctor(int argc, char** argv);

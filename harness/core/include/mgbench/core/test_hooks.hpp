@@ -46,6 +46,13 @@ inline constexpr const char* kFakeGpuPerTask = "MGBENCH_TEST_FAKE_GPU_PER_TASK";
 // "link:HOST:I-J@F" (the p2p pair I, J), each F times slower (time x (1 + F)); "hang:HOST" (a
 // launch that joins HOST sleeps for ever).
 inline constexpr const char* kScreenFault = "MGBENCH_TEST_SCREEN_FAULT";
+// `mgbench accept` in tests: "ok", or STAGE=BEHAVIOR items (communication, scaling, soak)
+// separated by commas: every measuring stage runs the selftest workload, with that behaviour
+// (ok where none is named), in place of the stage's workloads.
+inline constexpr const char* kAcceptLoad = "MGBENCH_TEST_ACCEPT_LOAD";
+// FILE: `mgbench accept` takes the doctor's checks from FILE (doctor --json's shape) instead of
+// running `mgbench doctor --json`.
+inline constexpr const char* kAcceptDoctor = "MGBENCH_TEST_ACCEPT_DOCTOR";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 

@@ -28,6 +28,8 @@ std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point);
 
 // A number of PointResult::metrics.
 std::optional<double> metric_number(const PointResult& point, const std::string& name);
+// A rank's detail (extra.ranks[i].details.<name>, the i-th entry); null when absent.
+Json rank_detail(const PointResult& point, std::size_t i, const std::string& name);
 // A rank's own metric (extra.ranks[i].details.metrics.<name>, the i-th entry), e.g. the training
 // step's compute time without communication on that rank.
 std::optional<double> rank_metric(const PointResult& point, std::size_t i, const std::string& name);

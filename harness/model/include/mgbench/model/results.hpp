@@ -96,6 +96,9 @@ struct RunResult {
   // `mgbench screen`: the fleet's nodes, every figure and the findings (analysis/fleet.hpp's
   // ScreenSection, docs/SCREEN.md); null otherwise.
   Json screen;
+  // `mgbench accept`: the stages, the criteria and the checklist (analysis/accept.hpp,
+  // docs/ACCEPT.md); null for every other run. The stages' own runs are results of their own.
+  Json accept;
   // Each point's figures as a share of its GPU's peak, the GPU model's row and expected ranges
   // (peak_share.hpp): derived data, recomputed by `report`; empty when not computed.
   PeakReport peaks;
