@@ -4,15 +4,16 @@
 // 10 % and 30 %; with no fault nothing is named, run after run; the exit codes, the exclude
 // list, results.json (schema, history), the report's heat maps, --dry-run and bad input. The
 // fleets of several nodes are in tests/mpi/test_mpi_screen.cpp.
-#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <string>
 
 #include "catch_compat.hpp"
 #include "mgbench/analysis/fleet.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"
+#include "cli/sweep_support.hpp"
 
 using mgbench::test::run_mgbench;
 
@@ -47,17 +48,6 @@ std::set<std::string> subjects(const mgbench::ScreenSection& s) {
   std::set<std::string> out;
   for (const auto& f : s.findings) out.insert(mgbench::finding_subject(s, f));
   return out;
-}
-
-void check_schema(const std::string& path) {
-  if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
-    WARN("python3-jsonschema not installed: schema validation not checked here");
-    return;
-  }
-  const std::string cmd = "/usr/bin/python3 \"" MGBENCH_SOURCE_DIR
-                          "/scripts/validate_results.py\" \"" MGBENCH_SOURCE_DIR
-                          "/harness/schema/results.schema.json\" \"" + path + "\" >/dev/null";
-  CHECK(std::system(cmd.c_str()) == 0);
 }
 
 }  // namespace
@@ -108,7 +98,7 @@ TEST_CASE("screen: a slow p2p link is a link finding, with results, history and 
   CHECK(s.run.settings.value("mode", "") == "screen");
   CHECK(s.run.environment.at("test_hooks").contains("MGBENCH_TEST_SCREEN_FAULT"));
   CHECK(s.run.points.size() == 5);  // gemm, membw, h2d, p2p, allreduce: one point each
-  check_schema(s.dir + "/results.json");
+  mgbench::test::check_results_schema(s.dir + "/results.json");
   const std::string html = mgbench::test::read_text(s.dir + "/report.html");
   CHECK(html.find("<section id=\"screen\">") != std::string::npos);
   CHECK(html.find("class=\"chart heatmap\"") != std::string::npos);
@@ -138,6 +128,22 @@ TEST_CASE("screen: the exclude list names the slow GPU as host:gpu") {
   CHECK(list.find("\n" + host + ":11\n") != std::string::npos);
   CHECK(list.find(host + "\n") == std::string::npos);  // the host itself is kept
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("screen: the only node hangs: reported with its host, the screen finishes (exit 4)") {
+  // The local launcher's one node is this host: its first launch sleeps for ever, is ended after
+  // --group-timeout, and the node is a finding; with no node left nothing could be screened.
+  const auto s = screen("hang:" + mgbench::host_name(), "--stages 1 --group-timeout 2");
+  INFO(s.err);
+  CHECK(s.exit_code == 4);
+  REQUIRE(s.screen.nodes.size() == 1);
+  CHECK(s.screen.nodes[0].status == "failed");
+  CHECK(s.screen.nodes[0].message.find("stage 1 (gemm): ") == 0);
+  CHECK(s.screen.figures.empty());
+  CHECK(subjects(s.screen) == std::set<std::string>{mgbench::host_name()});
+  REQUIRE(s.screen.findings.size() == 1);
+  CHECK(s.screen.findings[0].kind == mgbench::kFindingNodeFailed);
+  std::filesystem::remove_all(s.dir);
 }
 
 TEST_CASE("screen --dry-run prints the schedule and the estimate and runs nothing") {

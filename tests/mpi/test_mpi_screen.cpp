@@ -2,8 +2,8 @@
 // machine: names of this machine stand for nodes (MGBENCH_TEST_RANKS_PER_NODE), the selftest's
 // `screen` behaviour for every stage, MGBENCH_TEST_SCREEN_FAULT for the fault (docs/SCREEN.md).
 // 16 GPUs on 2 nodes: the slow GPU is named and nothing else; on 2 smaller nodes the slow node,
-// and no fault, no finding. A hung node is reported with its host and the screen finishes. Four nodes of stage 3:
-// a slow pair is the link between them, a node slow in every pair its network.
+// and no fault, no finding. A hung node is reported with its host and the screen finishes. Four
+// nodes of stage 3: a slow pair is the link between them, a node slow in every pair its network.
 // Skipped (exit 77, with the reason) where mpirun or MPI support is missing.
 #include <unistd.h>
 
@@ -14,6 +14,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/analysis/fleet.hpp"
+#include "mgbench/core/error.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/run/launcher.hpp"
 #include "support.hpp"
@@ -21,12 +22,6 @@
 using mgbench::test::run_mgbench;
 
 namespace {
-
-std::string this_host() {
-  char name[256] = {};
-  ::gethostname(name, sizeof name - 1);
-  return name;
-}
 
 // Skips where mpirun cannot run; the fake fleet's environment (root's consent in the test only).
 std::string fleet_env(int gpus_per_node, const std::string& fault) {
@@ -106,7 +101,7 @@ TEST_CASE("mpi screen: 2 nodes, one node 30 % slower: that node, every stage, an
 
 TEST_CASE("mpi screen: a hung node is reported with its host and the screen finishes") {
   const auto s =
-      screen("localhost:2,127.0.0.1:2," + this_host() + ":2", 2, "hang:127.0.0.1",
+      screen("localhost:2,127.0.0.1:2," + mgbench::host_name() + ":2", 2, "hang:127.0.0.1",
              "--stages 1,3 --group-timeout 3");
   INFO(s.err);
   CHECK(s.exit_code == 1);
@@ -130,7 +125,7 @@ TEST_CASE("mpi screen: a hung node is reported with its host and the screen fini
 }
 
 TEST_CASE("mpi screen: four nodes in pairs tell a slow pair from a slow node") {
-  const std::string hosts = "localhost:1,127.0.0.1:1,LOCALHOST:1," + this_host() + ":1";
+  const std::string hosts = "localhost:1,127.0.0.1:1,LOCALHOST:1," + mgbench::host_name() + ":1";
   // Rounds: (0,1) (2,3), then (0,2) (1,3): localhost + LOCALHOST meet in the second round.
   const auto pair = screen(hosts, 1, "pair:localhost+LOCALHOST@0.3", "--stages 3");
   INFO(pair.err);

@@ -175,3 +175,48 @@ TEST_CASE("screen fault hook: entries parsed, matched by GPU, host, pair and lin
   CHECK(hooks::screen_faults().empty());
   ::unsetenv(hooks::kEnable);
 }
+
+TEST_CASE("screen outputs: the figures table, one row a metric, its lowest figure and whose") {
+  mgbench::RunResult run;
+  ScreenSection s = two_nodes();
+  auto add = [&](const char* metric, int node, double value) {
+    ScreenFigure f;
+    f.metric = metric;
+    f.unit = "GB/s";
+    f.node = node;
+    f.gpu = 0;
+    f.value = value;
+    s.figures.push_back(f);
+  };
+  add("membw", 0, 100);  // alone: no peer, no reference, no gap
+  add("gemm", 0, 100);
+  add("gemm", 1, 70);
+  add("gemm", 2, 100);
+  const auto t = mgbench::reports::screen_figures_table(s);
+  REQUIRE(t.rows.size() == 2);
+  // stage, metric, group, figures, reference, lowest, gap, lowest is
+  CHECK(t.rows[0][1] == "membw");
+  CHECK(t.rows[0][3] == "1");
+  CHECK(t.rows[0][4] == "-");
+  CHECK(t.rows[0][6] == "-");
+  CHECK(t.tones[0] == mgbench::reports::RowTone::normal);
+  CHECK(t.rows[1][1] == "gemm");
+  CHECK(t.rows[1][3] == "3");
+  CHECK(t.rows[1][4] == "100 GB/s");
+  CHECK(t.rows[1][5] == "70 GB/s");
+  CHECK(t.rows[1][6] == "30.0 %");
+  CHECK(t.rows[1][7] == "beta GPU 0");
+  CHECK(t.tones[1] == mgbench::reports::RowTone::warn);
+  // No finding, with peers: nothing found; without a peer anywhere: nothing to compare.
+  run.screen = s;
+  std::ostringstream peers;
+  mgbench::reports::render_screen_console(run, peers);
+  CHECK(peers.str().find("Nothing found") != std::string::npos);
+  CHECK(peers.str().find("Figures") != std::string::npos);
+  s.figures.resize(2);  // membw and gemm, one figure each
+  run.screen = s;
+  std::ostringstream alone;
+  mgbench::reports::render_screen_console(run, alone);
+  CHECK(alone.str().find("Nothing to compare") != std::string::npos);
+  CHECK(alone.str().find("Nothing found") == std::string::npos);
+}
