@@ -23,6 +23,11 @@
 //   rank-crash   with a process per GPU, the last rank aborts (with threads: crash)
 //   rank-hang    with a process per GPU, the last rank sleeps for ever (with threads: hang)
 //   rank0-hang   with a process per GPU, rank 0 sleeps for ever (with threads: hang)
+//   screen       `mgbench screen`'s fake fleet: every rank's own samples around 1 ms with a
+//                fresh random ripple of +-1 %, times the slowdown MGBENCH_TEST_SCREEN_FAULT
+//                gives its GPU, its host or the launch's hosts; with 2+ GPUs on a node, a fake
+//                p2p matrix (extra.ranks[0].details.bw_matrix_GBps, 100 GB/s with the same
+//                ripple, slowed per pair); sleeps for ever when the hook hangs a host it joins
 // With a process per GPU (mpirun, srun), every point of every behaviour also exercises the
 // process group: each rank checks that it runs rank 0's group and hands in rank + 1 with the
 // GPU the launch gave it (ordinal and bus id), and rank 0 checks the gathered sum (a wrong sum
@@ -38,6 +43,7 @@
 #include <cstdio>
 #include <exception>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <fstream>
 #include <iterator>
@@ -114,6 +120,51 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   }
   r.started_at = utc_now_iso8601();
   return r;
+}
+
+// The hosts of the launch, one per node ("" for a local group that names none).
+std::vector<std::string> launch_hosts(const GroupContext& ctx) {
+  std::vector<std::string> hosts = ctx.spec.placement.hosts;
+  hosts.resize(static_cast<std::size_t>(std::max(1, ctx.spec.placement.nodes)));
+  return hosts;
+}
+
+// `screen`: each rank's own samples (see the header); the headline sample is the slowest rank's.
+void screen_timings(const GroupContext& ctx, PointResult& r) {
+  const auto faults = test_hooks::screen_faults();
+  const std::vector<std::string> hosts = launch_hosts(ctx);
+  std::mt19937_64 random(std::random_device{}());
+  std::uniform_real_distribution<double> ripple(-0.01, 0.01);
+  const int per_node = ctx.processes == nullptr ? static_cast<int>(ctx.spec.devices.size())
+                                                : ctx.spec.placement.gpus_per_node;
+  constexpr std::size_t kSamples = 12;
+  r.samples.assign(kSamples, 0.0);
+  r.ranks.clear();
+  for (int rank = 0; rank < r.gpus; ++rank) {
+    const auto node = static_cast<std::size_t>(rank / std::max(1, per_node));
+    const int device = ctx.spec.devices[static_cast<std::size_t>(rank % std::max(1, per_node))];
+    const double slow = test_hooks::screen_slowdown(faults, hosts, hosts[node], device);
+    std::vector<double> mine;
+    for (std::size_t i = 0; i < kSamples; ++i) {
+      mine.push_back(1.0e-3 * slow * (1.0 + ripple(random)));
+      r.samples[i] = std::max(r.samples[i], mine.back());
+    }
+    const Statistics own = compute_statistics(mine, 0);
+    r.ranks.push_back({rank, device, own.median, own.mean});
+  }
+  r.stats = compute_statistics(r.samples);
+  r.metrics = {{"ops_per_s", r.gpus / r.stats.median}, {"ops_per_s_per_gpu", 1.0 / r.stats.median}};
+  if (ctx.processes != nullptr || ctx.spec.devices.size() < 2) return;
+  Json bw = Json::array();
+  for (int i : ctx.spec.devices) {
+    Json row = Json::array();
+    for (int j : ctx.spec.devices) {
+      row.push_back(i == j ? Json() : Json(100.0 * (1.0 + ripple(random)) /
+                                           test_hooks::screen_slowdown(faults, hosts, hosts[0], i, j)));
+    }
+    bw.push_back(std::move(row));
+  }
+  r.extra["ranks"] = Json::array({Json{{"details", Json{{"bw_matrix_GBps", bw}}}}});
 }
 
 // Reports the point while the orchestrator is stopped, then interrupts it.
@@ -244,7 +295,9 @@ void run_selftest_group(GroupContext& ctx) {
     const std::string behavior = planned.params.value("behavior", "ok");
     if (behavior == "crash" || (behavior == "rank-crash" && last_rank(ctx))) std::abort();
     if (behavior == "hang" || (behavior == "rank-hang" && last_rank(ctx)) ||
-        (behavior == "rank0-hang" && first_rank(ctx))) {
+        (behavior == "rank0-hang" && first_rank(ctx)) ||
+        (behavior == "screen" &&
+         test_hooks::screen_hangs(test_hooks::screen_faults(), launch_hosts(ctx)))) {
       hang();
     }
     if (behavior == "interrupt" && ctx.processes != nullptr) {
@@ -268,6 +321,7 @@ void run_selftest_group(GroupContext& ctx) {
     if (behavior == "slow") sleep_ms(300);
     if (behavior == "brief") sleep_ms(20);
     PointResult r = make_result(ctx, planned, behavior);
+    if (behavior == "screen") screen_timings(ctx, r);
     if (ctx.processes != nullptr) check_process_group(*ctx.processes, ctx.spec, r);
     r.telemetry = point_telemetry(ctx, planned.index);
     if (behavior == "interrupt") report_then_interrupt(ctx, r);
@@ -302,7 +356,7 @@ const bool registered =
                                               "brief", "nan", "chatty", "silent-exit",
                                               "bad-index", "interrupt", "steady", "setup-crash",
                                               "hang-in-collective", "rank-crash", "rank-hang",
-                                              "rank0-hang"}))
+                                              "rank0-hang", "screen"}))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

@@ -6,6 +6,7 @@
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 #include "mgbench/reports/peaks.hpp"
+#include "mgbench/reports/screen_render.hpp"
 #include "mgbench/reports/summary.hpp"
 
 namespace mgbench::reports {
@@ -122,6 +123,7 @@ struct Content {
   Table verdicts, doctor, points;
   std::vector<Table> scaling, env;
   std::vector<std::string> telemetry;  // svg elements
+  std::string screen;                  // `mgbench screen`'s section ("" for other runs)
 };
 
 Content content_of(const RunResult& run) {
@@ -136,6 +138,7 @@ Content content_of(const RunResult& run) {
   c.scaling = scaling_tables(run);
   c.points = points_table(run);
   c.env = environment_tables(run);
+  c.screen = screen_html_section(run);
   for (const auto& chart : c.charts) {
     if (chart.section == "telemetry") c.telemetry.push_back(chart.svg);
   }
@@ -144,8 +147,9 @@ Content content_of(const RunResult& run) {
 
 // The answer first (summary, flags), the details next, the settings and environment last.
 std::vector<std::pair<std::string, std::string>> nav_of(const Content& c) {
-  std::vector<std::pair<std::string, std::string>> nav = {{"summary", "Summary"},
-                                                          {"flags", "Flags"}};
+  std::vector<std::pair<std::string, std::string>> nav = {{"summary", "Summary"}};
+  if (!c.screen.empty()) nav.emplace_back("screen", "Screen");
+  nav.emplace_back("flags", "Flags");
   if (!c.verdicts.empty()) nav.emplace_back("verdicts", "Verdicts");
   if (!c.doctor.empty()) nav.emplace_back("doctor", "Doctor");
   for (const auto& w : c.workloads) nav.emplace_back("workload-" + slug(w), w);
@@ -226,7 +230,7 @@ std::string render_html_report(const RunResult& run) {
   std::string out =
       html_page_begin("mgbench report" + (run.host.empty() ? "" : ": " + run.host), subtitle);
   out += html_nav(nav_of(c)) + "<main>\n";
-  out += summary_section(c) + flags_section(c);
+  out += summary_section(c) + c.screen + flags_section(c);
   if (!c.verdicts.empty()) out += table_section("verdicts", "Verdicts", c.verdicts);
   if (!c.doctor.empty()) out += table_section("doctor", "Doctor", c.doctor);
   for (const auto& w : c.workloads) out += workload_section(run, c, w);

@@ -1,6 +1,7 @@
 // Why a value may be below what its GPU model usually reaches: only what the run recorded
 // supports (see peaks.hpp).
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include <fmt/format.h>
@@ -93,16 +94,33 @@ void telemetry_causes(const PointResult& p, const EnvironmentGpu& gpu,
 
 }  // namespace
 
-std::vector<std::string> below_causes(const RunResult& run, const PointResult& point,
-                                      LimitKind kind) {
+std::vector<std::string> doctor_causes(const Json& doctor, const std::vector<std::string>& names) {
   std::vector<std::string> out;
-  const auto doctor = doctor_checks(run.doctor);
-  for (const char* name : kDoctorCauses) {
-    const auto it = doctor.find(name);
-    if (it == doctor.end()) continue;
+  const auto checks = doctor_checks(doctor);
+  for (const std::string& name : names) {
+    const auto it = checks.find(name);
+    if (it == checks.end()) continue;
     const auto& [status, finding] = it->second;
     if (status == "warn" || status == "fail") out.push_back("doctor: " + finding);
   }
+  return out;
+}
+
+std::vector<std::string> gpu_fact_causes(const Json& environment, int device, bool link) {
+  std::vector<std::string> out;
+  const EnvironmentGpu gpu = environment_gpu(environment, device);
+  if (!gpu.found) return out;
+  power_cause(gpu, out);
+  if (link) pcie_cause(gpu, out);
+  return out;
+}
+
+std::vector<std::string> below_causes(const RunResult& run, const PointResult& point,
+                                      LimitKind kind) {
+  const auto doctor = doctor_checks(run.doctor);
+  std::vector<std::string> out =
+      doctor_causes(run.doctor, std::vector<std::string>(std::begin(kDoctorCauses),
+                                                         std::end(kDoctorCauses)));
   const EnvironmentGpu gpu =
       environment_gpu(run.environment, point.devices.empty() ? 0 : point.devices.front());
   if (doctor.count("power_limit") == 0) power_cause(gpu, out);

@@ -27,6 +27,9 @@ std::optional<double> metric(const PointResult* point, const char* name);
 const ScalingRow& best_row(const ScalingSeries& series);
 // A thermal or hardware-slowdown clock reason (a power cap alone is a GPU's normal state).
 bool held_by_temperature(const GpuTelemetry& gpu);
+// What the telemetry of GPU `device` of node `node` in point `p` says against the point's other
+// GPUs: held by temperature, an SM clock below theirs (a straggler's, a fleet outlier's cause).
+std::vector<std::string> telemetry_causes(const PointResult& p, int device, int node);
 
 // ---- what one series lost at its largest GPU count --------------------------------------------
 

@@ -81,6 +81,14 @@ std::string straggler_cause(const PointResult& p, int device, int node, const Js
                       fixed(*limit.default_w, 0) + " W)");
     }
   }
+  for (auto& part : telemetry_causes(p, device, node)) parts.push_back(std::move(part));
+  return join_words(parts);
+}
+
+}  // namespace
+
+std::vector<std::string> telemetry_causes(const PointResult& p, int device, int node) {
+  std::vector<std::string> parts;
   const std::vector<GpuTelemetry> gpus = gpu_telemetry(p);
   const GpuTelemetry* mine = nullptr;
   std::vector<double> others;
@@ -91,7 +99,7 @@ std::string straggler_cause(const PointResult& p, int device, int node, const Js
       others.push_back(*g.sm_clock_mhz);
     }
   }
-  if (mine == nullptr) return join_words(parts);
+  if (mine == nullptr) return parts;
   if (held_by_temperature(*mine)) {
     parts.push_back("held by temperature (up to " + fixed(mine->max_temp_c.value_or(0), 0) +
                     " °C)");
@@ -103,10 +111,8 @@ std::string straggler_cause(const PointResult& p, int device, int node, const Js
                       fixed(typical, 0) + " MHz on the others");
     }
   }
-  return join_words(parts);
+  return parts;
 }
-
-}  // namespace
 
 const ScalingRow& best_row(const ScalingSeries& series) {
   return *std::max_element(series.rows.begin(), series.rows.end(),

@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
       {"predict", "scaling on other GPU counts, nodes and links, from a results file",
        cmd_predict},
       {"report", "Render a results file as HTML, Markdown, CSV or text", cmd_report},
+      {"screen", "find the slow GPU, link or node of a fleet: figures against their peers",
+       cmd_screen},
       {"soak", "sustained load over time: throughput, temperature, XIDs; \"runs stably\" verdict",
        cmd_soak},
       {"sweep", "run the benchmark sweep (see `mgbench sweep --help`)", cmd_sweep},

@@ -102,6 +102,30 @@ void redact_point_hosts(PointResult& point, std::vector<std::string>& argv) {
   }
 }
 
+// `mgbench screen`'s nodes: their facts as the environment's, their names as labels wherever the
+// section (messages, findings) or the command line says them.
+void redact_screen(Json& screen, std::vector<std::string>& argv) {
+  if (!screen.is_object() || !screen.contains("nodes") || !screen["nodes"].is_array()) return;
+  std::vector<std::string> hosts;
+  for (Json& node : screen["nodes"]) {
+    if (!node.is_object()) continue;
+    if (node.contains("host") && node["host"].is_string()) {
+      hosts.push_back(node["host"].get<std::string>());
+    }
+    if (node.contains("facts") && node["facts"].is_object()) {
+      Json& facts = node["facts"];
+      if (facts.contains("environment")) redact_environment(facts["environment"]);
+      if (facts.contains("doctor")) redact_doctor(facts["doctor"]);
+    }
+  }
+  for (const std::string& host : hosts) {
+    if (host.size() < 2) continue;
+    const std::string label = redacted_label(host);
+    scrub_host(screen, host, label);
+    for (std::string& arg : argv) replace_all(arg, host, label);
+  }
+}
+
 }  // namespace
 
 RunResult redact_run(const RunResult& run) {
@@ -124,6 +148,7 @@ RunResult redact_run(const RunResult& run) {
     scrub_host(p.extra, host, label);
     redact_point_hosts(p, out.argv);
   }
+  redact_screen(out.screen, out.argv);
   scrub_host(out.environment, host, label);
   scrub_host(out.doctor, host, label);
   for (std::string& arg : out.argv) replace_all(arg, host, host.size() < 2 ? host : label);

@@ -20,8 +20,8 @@
 #include "mgbench/platform/command_capture.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/soak.hpp"
+#include "mgbench/run/sweep.hpp"
 #include "mgbench/store/history.hpp"
-#include "mgbench/version.hpp"
 
 namespace mgbench {
 namespace {
@@ -320,13 +320,8 @@ void prepare_out_dir(const std::string& dir, bool force) {
   }
 }
 
-void fill_document(RunResult& doc, const std::vector<std::string>& argv, const AcceptResult& r) {
-  doc.tool = Json{{"name", "mgbench"},
-                  {"version", MGBENCH_VERSION_STRING},
-                  {"git_revision", MGBENCH_GIT_REVISION}};
-  doc.argv = argv;
+void fill_document(RunResult& doc, const AcceptResult& r) {
   doc.run_id = make_run_id();
-  doc.host = host_name();
   RunSettings settings;
   settings.stopping = profile_stopping(Profile::quick);
   settings.profile = to_string(Profile::quick);
@@ -350,14 +345,14 @@ int run_accept(const AcceptOptions& options, const std::vector<std::string>& arg
   result.criteria = options.criteria;
   result.criteria_source = options.criteria_path;
   RunResult& doc = runner.document();
-  doc.started_at = utc_now_iso8601();
+  doc = started_run(argv);
   install_interrupt_handlers();
   logging::info("accept: criteria {}; results in {}",
                 options.criteria_path.empty() ? "built in" : one_line(options.criteria_path),
                 out_dir);
   runner.run_stages();
   result.verdict = accept_verdict(result);
-  fill_document(doc, argv, result);
+  fill_document(doc, result);
   save_results(doc, out_dir + "/results.json");
   int code = accept_exit_code(result.verdict);
   for (const auto& sink : accept_sinks) {

@@ -214,6 +214,69 @@ void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch
   }
 }
 
+void add_launch_options(cxxopts::Options& options) {
+  options.add_options()
+      ("launcher", "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun "
+                   "inside a Slurm allocation, local elsewhere", cxxopts::value<std::string>())
+      ("hosts", "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)",
+       cxxopts::value<std::string>())
+      ("hostfile", "nodes for the launcher, OpenMPI hostfile syntax (host slots=N)",
+       cxxopts::value<std::string>())
+      ("gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
+       cxxopts::value<std::string>())
+      ("oversubscribe", "mpirun: allow more ranks than a host's slots")
+      ("launcher-arg", "give mpirun or srun this word as it is, after mgbench's own (repeatable; "
+                       "write --launcher-arg=--allow-run-as-root for a word starting with -)",
+       cxxopts::value<std::string>())
+      ("forward-env", "mpirun: pass these variables to every rank too (NAME or PREFIX*, "
+                      "comma-separated; docs/DISTRIBUTED.md lists those always passed)",
+       cxxopts::value<std::string>());
+}
+
+namespace {
+
+Launcher chosen_launcher(const cxxopts::ParseResult& args, Launcher fallback) {
+  if (args.count("launcher") == 0) return fallback;
+  const std::string text = args["launcher"].as<std::string>();
+  for (Launcher l : {Launcher::local, Launcher::mpirun, Launcher::srun}) {
+    if (text == to_string(l)) return l;
+  }
+  throw UsageError(
+      fmt::format("invalid --launcher '{}': expected local or mpirun or srun", text));
+}
+
+}  // namespace
+
+LaunchOptions read_launch_options(const cxxopts::ParseResult& args, Launcher fallback) {
+  LaunchOptions l;
+  l.launcher = chosen_launcher(args, fallback);
+  if (args.count("hosts") && args.count("hostfile")) {
+    throw UsageError("give --hosts or --hostfile, not both");
+  }
+  if (args.count("hosts")) l.hosts = parse_host_list(args["hosts"].as<std::string>());
+  if (args.count("hostfile")) l.hosts = parse_hostfile(args["hostfile"].as<std::string>());
+  if (args.count("gpus-per-node")) {
+    l.gpus_per_node = static_cast<int>(
+        parse_positive_int(args["gpus-per-node"].as<std::string>(), "--gpus-per-node"));
+    if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
+  }
+  l.oversubscribe = args.count("oversubscribe") > 0;
+  read_launcher_words(args, l);
+  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe ||
+                           !l.launcher_args.empty() || !l.forward_env.empty();
+  if (l.launcher == Launcher::local && nodes_given) {
+    throw UsageError("--hosts, --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and "
+                     "--forward-env need --launcher mpirun or srun");
+  }
+  if (!l.forward_env.empty() && l.launcher != Launcher::mpirun) {
+    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
+  }
+  if (l.oversubscribe && l.launcher != Launcher::mpirun) {
+    throw UsageError("--oversubscribe is an mpirun option");
+  }
+  return l;
+}
+
 std::vector<std::string> forwarded_variables(const std::vector<std::string>& extra) {
   std::vector<std::string> names;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {

@@ -14,7 +14,6 @@
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/worker_protocol.hpp"
-#include "mgbench/version.hpp"
 #include "soak_monitor.hpp"
 
 namespace mgbench {
@@ -337,13 +336,7 @@ void print_verdict(const SoakAnalysis& a, const SoakRun& run, std::ostream& out)
 
 RunResult soak_run_result(const std::vector<std::string>& argv, const ProbeResult& probed,
                           const SweepOptions& sweep) {
-  RunResult run;
-  run.tool = Json{{"name", "mgbench"},
-                  {"version", MGBENCH_VERSION_STRING},
-                  {"git_revision", MGBENCH_GIT_REVISION}};
-  run.argv = argv;
-  run.started_at = utc_now_iso8601();
-  run.host = host_name();
+  RunResult run = started_run(argv);
   run.environment = probed.environment;
   run.environment["inventory"] = probed.inventory;
   run.settings = sweep.settings;

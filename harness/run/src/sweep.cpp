@@ -102,8 +102,19 @@ void refresh_derived(RunResult& run) {
   (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
-int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
-                 const RunSinks& sinks) {
+RunResult started_run(const std::vector<std::string>& argv) {
+  RunResult run;
+  run.tool = Json{{"name", "mgbench"},
+                  {"version", MGBENCH_VERSION_STRING},
+                  {"git_revision", MGBENCH_GIT_REVISION}};
+  run.argv = argv;
+  run.started_at = utc_now_iso8601();
+  run.host = host_name();
+  return run;
+}
+
+bool finish_run(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                const RunSinks& sinks) {
   add_presentation(run);
   bool ok = add_summaries(run);
   ok = guarded("scaling analysis",
@@ -129,14 +140,16 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
     ok = guarded("history", [&] { record_run(run, db); }) && ok;
   }
   logging::info("results: {}", results_path);
+  return ok;
+}
+
+int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                 const RunSinks& sinks) {
+  const bool ok = finish_run(options, run, out_dir, sinks);
   const int code = sweep_exit_code(run);
   return code != 0 || ok ? code : static_cast<int>(ExitCode::environment);
 }
 
-namespace {
-
-// Active test hooks: one warning, and a "test_hooks" entry in the environment (part of the
-// fingerprint), so that no report or comparison takes such a run for a real measurement.
 void record_test_hooks(Json& environment) {
   const auto hooks = test_hooks::active();
   if (hooks.empty()) return;
@@ -146,6 +159,8 @@ void record_test_hooks(Json& environment) {
   environment["test_hooks"] = hooks;
   environment["fingerprint_hash"] = fingerprint_hash(environment);
 }
+
+namespace {
 
 void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out) {
   out << fmt::format("Plan: {} group(s), {} point(s), GPU counts {}, devices {}, estimated {:.0f} s\n",
@@ -247,14 +262,8 @@ int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
   }
   for (const auto& note : plan.notes) logging::warn("{}", note);
 
-  RunResult run;
-  run.tool = Json{{"name", "mgbench"},
-                  {"version", MGBENCH_VERSION_STRING},
-                  {"git_revision", MGBENCH_GIT_REVISION}};
-  run.argv = argv;
+  RunResult run = started_run(argv);
   run.run_id = options.run_id.empty() ? make_run_id() : options.run_id;
-  run.started_at = utc_now_iso8601();
-  run.host = host_name();
   run.environment = probed.environment.is_object() ? probed.environment : Json::object();
   record_test_hooks(run.environment);
   run.environment["inventory"] = probed.inventory;

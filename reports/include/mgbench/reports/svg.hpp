@@ -70,6 +70,21 @@ struct StackedBarChart {
   int width = 640, height = 380;
 };
 
+// A grid of coloured cells (rows x columns), e.g. nodes x metrics or GPU x GPU: each value is
+// placed on one colour ramp from dark (at or below `low`) to light (at or above `high`), so
+// that, with "higher is better" values, the bad cells stand out. A cell without a value is
+// grey with a dash.
+struct HeatMap {
+  std::string id, title, subtitle;
+  std::vector<std::string> rows, columns;               // labels
+  std::vector<std::vector<std::optional<double>>> values;  // [row][column]
+  std::vector<std::vector<std::string>> text;    // optional text per cell (else the value)
+  std::vector<std::vector<std::string>> titles;  // optional tooltip per cell
+  double low = 0, high = 1;
+  std::string low_label, high_label;  // the legend's ends
+  int cell_width = 64, cell_height = 24;  // at least; a cell widens for its column's label
+};
+
 // Okabe–Ito colour-blind-safe palette ordered for lines on white.
 const std::vector<std::string>& palette();
 const std::string& palette_colour(int index);
@@ -81,11 +96,16 @@ std::string format_tick(double value, TickFormat format, double step = 0, double
 
 std::string render(const LineChart& chart);
 std::string render(const StackedBarChart& chart);
+std::string render(const HeatMap& chart);
+// The ramp's colour of `value` ("#rrggbb"), and whether text on it should be white.
+std::string heat_colour(const HeatMap& chart, double value);
+bool heat_dark(const HeatMap& chart, double value);
 // A complete standalone .svg file (XML declaration, white background).
 std::string standalone(const std::string& svg_element);
 
 // True when any series has at least one drawable point.
 bool has_data(const LineChart& chart);
 bool has_data(const StackedBarChart& chart);
+bool has_data(const HeatMap& chart);
 
 }  // namespace mgbench::reports::svg

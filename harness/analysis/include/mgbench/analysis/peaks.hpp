@@ -41,6 +41,13 @@ EnvironmentGpu environment_gpu(const Json& environment, int device);
 // the power limit, the PCIe link, clock events and other processes.
 std::vector<std::string> below_causes(const RunResult& run, const PointResult& point,
                                       LimitKind kind);
+// The causes of below_causes() that one GPU's own facts give (its power limit below the default;
+// with `link`, a PCIe link below the GPU's), from an environment that describes it (a node's
+// fingerprint): what a fleet screen says of a GPU below its peers.
+std::vector<std::string> gpu_fact_causes(const Json& environment, int device, bool link);
+// "doctor: FINDING" for each check of `doctor` (doctor_to_json's shape, or its checks) named in
+// `names` that warned or failed.
+std::vector<std::string> doctor_causes(const Json& doctor, const std::vector<std::string>& names);
 
 // "below what this GPU model usually reaches: 512.0 TFLOP/s against 582.4 to 685.2 (cuBLAS
 // bf16 GEMM, M = N = K >= 4096, H200 SXM 141GB; source); likely: ..." (one line; "" when the

@@ -28,6 +28,7 @@ int cmd_info(int argc, char** argv);
 int cmd_list(int argc, char** argv);
 int cmd_predict(int argc, char** argv);
 int cmd_report(int argc, char** argv);
+int cmd_screen(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_soak(int argc, char** argv);
 int cmd_worker(int argc, char** argv);

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mgbench::test_hooks {
 
@@ -39,6 +40,12 @@ inline constexpr const char* kPeerAccessFail = "MGBENCH_TEST_PEER_ACCESS_FAIL";
 // "1": a rank started by mpirun or srun sees one of the fake GPUs only, the one of its local
 // rank (as srun --gpus-per-task=1 shows each task one GPU): per-task GPU binding without Slurm.
 inline constexpr const char* kFakeGpuPerTask = "MGBENCH_TEST_FAKE_GPU_PER_TASK";
+// Faults of `mgbench screen`'s fake fleet (the selftest's `screen` behaviour), comma-separated:
+// "gpu:D@F" (GPU D of every node), "gpu:HOST:D@F", "host:HOST@F" (every GPU of HOST and every
+// launch HOST joins), "pair:HOST+HOST@F" (a launch of both hosts only), "link:I-J@F" or
+// "link:HOST:I-J@F" (the p2p pair I, J), each F times slower (time x (1 + F)); "hang:HOST" (a
+// launch that joins HOST sleeps for ever).
+inline constexpr const char* kScreenFault = "MGBENCH_TEST_SCREEN_FAULT";
 // `mgbench accept` in tests: "ok", or STAGE=BEHAVIOR items (communication, scaling, soak)
 // separated by commas: every measuring stage runs the selftest workload, with that behaviour
 // (ok where none is named), in place of the stage's workloads.
@@ -55,6 +62,22 @@ bool enabled();
 std::optional<std::string> read(const char* name);
 // read() as a number in [lo, hi]; UsageError naming the hook otherwise.
 std::optional<double> read_number(const char* name, double lo, double hi);
+// One entry of kScreenFault.
+struct ScreenFault {
+  std::string kind;         // "gpu", "host", "pair", "link" or "hang"
+  std::string host, other;  // "" for any host (gpu, link); `other`: the pair's second host
+  int gpu = -1, peer = -1;  // gpu: D; link: I and J
+  double factor = 0;        // F
+};
+// The entries of kScreenFault (none when unset); UsageError naming the hook when malformed.
+std::vector<ScreenFault> screen_faults();
+// Time factor (1 + the F of every matching entry) of GPU `gpu` on `host` in a launch over
+// `hosts`; with `peer` >= 0, of the p2p pair gpu, peer.
+double screen_slowdown(const std::vector<ScreenFault>& faults, const std::vector<std::string>& hosts,
+                       const std::string& host, int gpu, int peer = -1);
+// Whether a launch over `hosts` hangs.
+bool screen_hangs(const std::vector<ScreenFault>& faults, const std::vector<std::string>& hosts);
+
 // The hooks in effect that change measurements (name -> value): empty unless the switch is on
 // and such a hook is set. The journal fault is not among them.
 std::map<std::string, std::string> active();

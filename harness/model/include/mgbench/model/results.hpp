@@ -93,6 +93,9 @@ struct RunResult {
   // `mgbench soak`: the windows over time, the health counters and the verdict (docs/SOAK.md);
   // null for a sweep. The ChartSpec::timeseries charts draw its windows.
   Json soak;
+  // `mgbench screen`: the fleet's nodes, every figure and the findings (analysis/fleet.hpp's
+  // ScreenSection, docs/SCREEN.md); null otherwise.
+  Json screen;
   // `mgbench accept`: the stages, the criteria and the checklist (analysis/accept.hpp,
   // docs/ACCEPT.md); null for every other run. The stages' own runs are results of their own.
   Json accept;

@@ -10,6 +10,7 @@
 #include "mgbench/model/placement.hpp"
 
 namespace cxxopts {
+class Options;
 class ParseResult;
 }
 
@@ -95,6 +96,13 @@ void check_forward_name(const std::string& name);
 void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
 std::vector<std::string> launcher_words(const cxxopts::ParseResult& args);
 std::vector<std::string> forward_env_names(const std::string& text);
+// The options of a command that launches groups (sweep, screen): --launcher, --hosts,
+// --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and --forward-env.
+void add_launch_options(cxxopts::Options& options);
+// Reads them (`fallback`: the launcher when --launcher is not given), with their checks: one
+// list of nodes, node options only with mpirun or srun, mpirun's own options only with it.
+// UsageError (exit 2).
+LaunchOptions read_launch_options(const cxxopts::ParseResult& args, Launcher fallback);
 
 // A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
 // srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail

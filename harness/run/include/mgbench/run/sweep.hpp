@@ -51,6 +51,14 @@ void refresh_derived(RunResult& run);
 // results.json is written costs exit 4 (one line each), never the file.
 int finish_sweep(const SweepOptions& options, RunResult& run, const std::string& out_dir,
                  const RunSinks& sinks);
+// A run starting now: the tool (name, version, git revision), `argv`, the start time, the host.
+RunResult started_run(const std::vector<std::string>& argv);
+// finish_sweep's steps without its exit code: false when one after the points failed (logged).
+bool finish_run(const SweepOptions& options, RunResult& run, const std::string& out_dir,
+                const RunSinks& sinks);
+// Active test hooks: one warning, and a "test_hooks" entry in the environment (part of the
+// fingerprint), so that no report or comparison takes such a run for a real measurement.
+void record_test_hooks(Json& environment);
 // 0 ok, 3 any wrong point, 4 any failed/timeout point, 130 interrupted.
 int sweep_exit_code(const RunResult& run);
 
