@@ -61,6 +61,9 @@ struct Axis {
 using AxisValues = std::map<std::string, std::vector<Json>>;
 // Turns axis values into point parameter sets. Default: the cartesian product.
 using ExpandFn = std::function<std::vector<Params>(const AxisValues&)>;
+// The same for a group of `gpus` GPUs, for points that depend on the group's size (a root rank,
+// a size divided over the ranks).
+using ExpandPerGpusFn = std::function<std::vector<Params>(const AxisValues&, int gpus)>;
 // Run-level summary of one workload's finished points (e.g. the all-reduce busbw plateau
 // per GPU count), stored in RunResult::summaries[workload].
 using SummarizeFn = std::function<Json(const std::vector<PointResult>& points)>;
@@ -82,6 +85,7 @@ class Workload {
   // How reports show this workload (stored in results.json with every run that has its points).
   Workload& present(Presentation presentation);
   Workload& expand(ExpandFn fn);
+  Workload& expand_per_gpus(ExpandPerGpusFn fn);
   Workload& summarize(SummarizeFn fn);
   Workload& runner(GroupRunner fn);
   // Rough seconds one point takes at a profile (for --dry-run estimates).
@@ -91,6 +95,9 @@ class Workload {
   // `sample_s`, so that the GPU idles between samples for a small share of the time only
   // (idle time lowers the average power and lets the clocks rise above their sustained level).
   Workload& sustained(double warmup_s, double sample_s);
+  // The profiles whose default selection (a sweep without --workloads) includes it; default
+  // every profile. Named with --workloads it runs in any profile.
+  Workload& selected_by_default_in(std::vector<Profile> profiles);
 
   const std::string& name() const { return name_; }
   const std::string& summary() const { return summary_; }
@@ -104,12 +111,14 @@ class Workload {
   const std::string& throughput_unit() const { return throughput_unit_; }
   // The declared presentation; its headline is the throughput metric when not declared there.
   Presentation presentation() const;
-  std::vector<Params> expand_points(const AxisValues& values) const;
+  // The points of a group of `gpus` GPUs.
+  std::vector<Params> expand_points(const AxisValues& values, int gpus = 1) const;
   const GroupRunner& run() const { return runner_; }
   const SummarizeFn& summarizer() const { return summarize_; }
   double estimate_seconds_per_point() const { return estimate_s_; }
   double sustained_warmup() const { return sustained_warmup_s_; }
   double sustained_sample() const { return sustained_sample_s_; }
+  bool selected_by_default(Profile profile) const;
 
  private:
   std::string name_, summary_, formulas_, requirements_;
@@ -119,11 +128,13 @@ class Workload {
   std::string throughput_metric_, throughput_unit_;
   Presentation presentation_;
   ExpandFn expand_;
+  ExpandPerGpusFn expand_per_gpus_;
   SummarizeFn summarize_;
   GroupRunner runner_;
   double estimate_s_ = 2.0;
   double sustained_warmup_s_ = 0;
   double sustained_sample_s_ = 0;
+  std::vector<Profile> default_profiles_{Profile::quick, Profile::standard, Profile::full};
 };
 
 // All registered workloads, sorted by name.
