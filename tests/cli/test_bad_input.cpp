@@ -191,6 +191,16 @@ const BadInputCase kCases[] = {
      "sweep --dry-run --gpus 1 --launcher local --hosts n1:8", 2, "need --launcher mpirun or srun"},
     {"sweep: --nvls with an unknown value", "", "sweep --dry-run --gpus 1 --nvls maybe", 2,
      "invalid --nvls 'maybe'"},
+    // sweep: the collectives' root, NCCL algorithm and in-place variant
+    {"sweep: a root that is not a rank", "",
+     "sweep --dry-run --gpus 1 --workloads broadcast --param root=first", 2,
+     "root 'first' is not a rank"},
+    {"sweep: an NCCL algorithm the collective does not have", "",
+     "sweep --dry-run --gpus 1 --workloads broadcast --param algo=tree", 2,
+     "parameter 'algo' 'tree'"},
+    {"sweep: in-place all-to-all", "",
+     "sweep --dry-run --gpus 1 --workloads alltoall --param inplace=true", 2,
+     "unknown parameter 'inplace'"},
 };
 
 }  // namespace
