@@ -77,7 +77,7 @@ TEST_CASE("a dry run plans every collective on 1, 2, 4 and 8 GPUs", "[collective
   }
 }
 
-TEST_CASE("root=all plans one point per rank of each group; a root beyond it none",
+TEST_CASE("root=all plans one point per rank of each group, a root beyond it none",
           "[collective]") {
   const auto r = run_mgbench(
       "sweep --dry-run --gpus 1,2,4 --workloads broadcast,reduce --dtypes fp32 "

@@ -132,7 +132,7 @@ TEST_CASE("algo and proto points run on communicators created with NCCL's variab
   CHECK(std::getenv("NCCL_ALGO") == nullptr);  // the process's own environment is back
 }
 
-TEST_CASE("broadcast and reduce on one GPU take root 0 only; root=all gives one point",
+TEST_CASE("broadcast and reduce on one GPU take root 0 only, root=all gives one point",
           "[collective][gpu]") {
   for (const char* name : {"broadcast", "reduce"}) {
     const auto all = points_of(name, 1, {{"root", {Json("all")}}});
