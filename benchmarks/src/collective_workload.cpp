@@ -2,11 +2,8 @@
 // NCCL collective (see collective_workload.hpp).
 #include "mgbench/bench/collective_workload.hpp"
 
-#include <algorithm>
 #include <iterator>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "mgbench/bench/allreduce_math.hpp"
 #include "mgbench/bench/collective_point.hpp"
