@@ -43,6 +43,7 @@
 #include "mgbench/bench/device_restore.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -179,6 +180,7 @@ GroupRunner allreduce_runner() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("allreduce")
+        .category(mgbench::WorkloadCategory::collective)
         .summary("Sum all-reduce across the group: NCCL and the own peer-to-peer kernels, "
                  "nccl-tests' metrics")
         .formulas("t = slowest rank's median time per op; algbw = bytes / t / 1e9 GB/s; "
@@ -211,6 +213,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::allreduce::expand_points)
         .summarize(mgbench::bench::allreduce::plateau_summary)
         .throughput("busbw_GBps", "GB/s")
+        .cost(mgbench::bench::allreduce_cost)
         .present(mgbench::bench::collective_presentation({"impl"}))
         .estimate_seconds_per_point(1.0)
         .runner(mgbench::bench::allreduce_runner()));

@@ -9,7 +9,8 @@
 //                 its numbers isolates driver/hardware changes from cuBLAS updates. The
 //                 kernel that ran and its version are recorded in the point
 //                 (extra.implementation).
-// Shapes: square M = N = K = size, and batch points M = batch (tokens), N = K = hidden.
+// Shapes: square M = N = K = size, explicit shape=MxNxK points (a list), and batch points
+// M = batch (tokens), N = K = hidden.
 // Formulas (t = the slowest rank's median seconds per GEMM):
 //   TFLOP/s per GPU = 2 M N K / t / 1e12;  aggregate = sum over ranks = GPUs x per GPU.
 // Timing: default device. Cache: default cold: when A and B together are smaller than twice
@@ -33,6 +34,7 @@
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/gemm_math.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/gemm.hpp"
@@ -140,7 +142,7 @@ class GemmPoint final : public RankPoint {
  public:
   explicit GemmPoint(RankEnv& env)
       : stream_(env.stream), rank_(env.rank), params_(*env.params),
-        m_(param_int(params_, "m")), n_(param_int(params_, "n")), k_(param_int(params_, "k")),
+        m_(gemm_dims(params_).m), n_(gemm_dims(params_).n), k_(gemm_dims(params_).k),
         dtype_(dtype_info(param_str(params_, "dtype"))),
         impl_(impl_from_string(param_str(params_, "impl"))) {
     if (m_ < 1 || n_ < 1 || k_ < 1) throw UsageError("gemm needs m, n, k >= 1");
@@ -409,11 +411,13 @@ std::vector<std::string> own_kernel_notes() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("gemm")
+        .category(mgbench::WorkloadCategory::compute)
         .summary("Dense matrix multiply C = A*B^T on every GPU at once (cuBLASLt and the own "
                  "kernels: wgmma/TMA on Hopper, mma.sync, SIMT)")
         .formulas("TFLOP/s per GPU = 2*M*N*K / t / 1e12 (t = slowest rank's median time per "
                   "GEMM); aggregate = sum over ranks = GPUs x per GPU. Square points: "
-                  "M = N = K = size; batch points: M = batch, N = K = hidden.")
+                  "M = N = K = size; shape points: MxNxK as given; batch points: M = batch, "
+                  "N = K = hidden.")
         .requirements("dtype=fp8 needs compute capability >= 8.9 (else waived); "
                       "tf32/bf16/fp16 of impl=mgbench need sm_80+")
         .notes(own_kernel_notes())
@@ -430,6 +434,9 @@ MGBENCH_REGISTER_WORKLOAD(
                   .full({"2048", "4096", "8192", "16384"})
                   .at_most(65536)
                   .describe("square points: M = N = K = size"))
+        .axis(mgbench::Axis::text("shape", {})
+                  .describe("explicit shapes MxNxK, a list (e.g. 8192x6144x4096,8192x4096x4096: "
+                            "each GEMM of a transformer layer alone)"))
         .axis(mgbench::Axis::integer("batch", {})
                   .at_most(std::int64_t{1} << 24)
                   .describe("batch points (--batch-sizes): M = batch tokens, N = K = hidden"))
@@ -441,6 +448,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::expand_gemm_points)
         .summarize(mgbench::bench::own_vs_cublas_summary)
         .throughput("tflops_aggregate", "TFLOP/s")
+        .cost(mgbench::bench::gemm_cost)
         .present(gemm_presentation())
         .estimate_seconds_per_point(4.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained

@@ -48,6 +48,7 @@
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/bench/h2d_host.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
@@ -343,6 +344,7 @@ mgbench::Presentation h2d_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("h2d")
+        .category(mgbench::WorkloadCategory::host_link)
         .summary("Host <-> device copy bandwidth per GPU (PCIe): directions, pinned and "
                  "pageable, local and remote NUMA node, alone and all GPUs at once")
         .formulas("Bytes moved per GPU = bytes (h2d, d2h) or 2 x bytes (bidir). GB/s per GPU = "
@@ -371,6 +373,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .expand(mgbench::bench::datapath::h2d_expand)
         .summarize(mgbench::bench::datapath::h2d_summary)
         .throughput("GBps_aggregate", "GB/s")
+        .cost(mgbench::bench::h2d_cost)
         .present(h2d_presentation())
         .estimate_seconds_per_point(2.0)
         .runner(mgbench::bench::make_runner(

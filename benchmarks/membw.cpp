@@ -30,6 +30,7 @@
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -230,6 +231,7 @@ mgbench::Presentation membw_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("membw")
+        .category(mgbench::WorkloadCategory::memory)
         .summary("HBM bandwidth per GPU: own copy and triad kernels beside cudaMemcpyAsync "
                  "device-to-device, buffers larger than L2")
         .formulas("Bytes moved = read + write: copy and memcpy 2 x bytes, triad (a = b + s*c) "
@@ -248,6 +250,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(mgbench::timing_axis("device"))
         .axis(mgbench::cache_axis("cold"))
         .throughput("GBps_aggregate", "GB/s")
+        .cost(mgbench::bench::membw_cost)
         .present(membw_presentation())
         .estimate_seconds_per_point(1.5)
         .runner(mgbench::bench::make_runner(

@@ -442,6 +442,7 @@ mgbench::Presentation p2p_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("p2p")
+        .category(mgbench::WorkloadCategory::peer)
         .summary("GPU <-> GPU bandwidth and latency matrix: copy engines (cudaMemcpyAsync between devices) "
                  "and SM stores/loads over peer access, one direction and both")
         .formulas("GB/s per pair = bytes (uni) or 2 x bytes (bidir) / t / 1e9 (t = slowest "

@@ -24,8 +24,9 @@
 //   rank-hang    with a process per GPU, the last rank sleeps for ever (with threads: hang)
 //   rank0-hang   with a process per GPU, rank 0 sleeps for ever (with threads: hang)
 // With a process per GPU (mpirun, srun), every point of every behaviour also exercises the
-// process group: each rank checks that it runs rank 0's group and hands in rank + 1, and rank
-// 0 checks the gathered sum (a wrong sum is a `wrong` point, another group a `failed` one).
+// process group: each rank checks that it runs rank 0's group and hands in rank + 1 with the
+// GPU the launch gave it (ordinal and bus id), and rank 0 checks the gathered sum (a wrong sum
+// is a `wrong` point, another group a `failed` one).
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -186,7 +187,8 @@ void check_process_group(ProcessGroup& group, const GroupSpec& spec, PointResult
   const bool same_plan = group.broadcast(plan, where + "the group's plan") == plan;
   const Json mine{{"rank", group.rank()},         {"value", group.rank() + 1},
                   {"host", group.host()},         {"local_rank", group.local_rank()},
-                  {"same_plan", same_plan}};
+                  {"same_plan", same_plan},       {"device", group.device()},
+                  {"bus_id", group.device_bus_id()}};
   Json ranks = Json::array();
   std::int64_t sum = 0;
   bool all_same = true;

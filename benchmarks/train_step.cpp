@@ -54,9 +54,11 @@
 #include <vector>
 
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/step_memory.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_model.hpp"
 #include "mgbench/bench/train_reducer.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
@@ -94,12 +96,6 @@ Impl impl_from_string(const std::string& name) {
   throw UsageError("unknown train_step impl '" + name + "': expected nccl or mgbench");
 }
 
-std::size_t device_used_bytes() {
-  std::size_t free_b = 0, total_b = 0;
-  MGBENCH_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  return total_b - free_b;
-}
-
 struct GradCheck {
   train::GradientError error;
   double tolerance = 0;
@@ -108,10 +104,8 @@ struct GradCheck {
 class TrainStepPoint final : public RankPoint {
  public:
   explicit TrainStepPoint(RankEnv& env)
-      : env_(env), cfg_(train::config_from_params(*env.params)) {
-    MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
+      : env_(env), cfg_(train::config_from_params(*env.params)), memory_(env.device) {
     const Impl impl = impl_from_string(param_str(*env.params, "impl"));
-    used_before_ = device_used_bytes();
 
     ModelConfig tiny = cfg_;
     tiny.layers = kTinyLayers;
@@ -134,13 +128,7 @@ class TrainStepPoint final : public RankPoint {
     } catch (...) {
       error = std::current_exception();
     }
-    const auto failed = env.all_gather_ptr(error ? reinterpret_cast<void*>(1) : nullptr);
-    if (error) std::rethrow_exception(error);
-    for (void* f : failed) {
-      // The failing rank reports the real reason (oom, failed); waived is the mildest status,
-      // so the combined point status is the failing rank's.
-      if (f != nullptr) throw WaivedError("another rank failed during set-up");
-    }
+    meet_after_setup(env, error);
 
     const std::size_t staging = std::max(train::max_bucket_count(main_->buckets()),
                                          train::max_bucket_count(tiny_->buckets())) *
@@ -154,32 +142,23 @@ class TrainStepPoint final : public RankPoint {
     main_->set_reducer(reducer_.get());
     tiny_->set_reducer(reducer_.get());
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env.stream));
-    warm_collectives();
-    note_memory();
-    used_after_setup_ = device_used_bytes();
+    memory_.warm([this] { warm_collectives(); });
   }
 
   void enqueue() override {
-    // The executor synchronises after the first (ungated) op. Whatever the device gained
-    // since set-up is what the libraries allocated lazily on their first use (NCCL's
-    // connection buffers, once per group): it is reported apart and not charged to this
-    // point's peak. A host query before the gate opens; nothing timed waits for it.
-    if (++calls_ == 2) {
-      const std::size_t used = device_used_bytes();
-      lazy_bytes_ += used > used_after_setup_ ? used - used_after_setup_ : 0;
-    }
+    memory_.first_ops();
     main_->enqueue_step(/*with_allreduce=*/true);
   }
 
   Verification verify() override {
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.comm_stream));
-    note_memory();
+    memory_.note();
     Verification v;
 
     // 1. Replica agreement: every rank's master weights hash the same (the hash travels as
     //    the pointer value of all_gather_ptr).
-    const MlpReplica::Hash mine = alone([this] { return main_->master_hash(); });
+    const MlpReplica::Hash mine = alone(env_, [this] { return main_->master_hash(); });
     const auto hashes = env_.all_gather_ptr(reinterpret_cast<void*>(
         static_cast<std::uintptr_t>(mine.value)));
     int disagreeing = 0;
@@ -203,7 +182,7 @@ class TrainStepPoint final : public RankPoint {
     }
 
     // 2. Gradient check on the tiny model (collective: every rank runs it).
-    const GradCheck check = alone([this] { return check_gradients(); });
+    const GradCheck check = alone(env_, [this] { return check_gradients(); });
     v.details["grad_rel_l2"] = check.error.rel_l2;
     v.details["max_rel_error"] = check.error.max_rel;
     v.details["grad_tolerance"] = check.tolerance;
@@ -216,14 +195,14 @@ class TrainStepPoint final : public RankPoint {
     // 3. Step-time breakdown (collective timings; they change the weights, so they come
     //    after the replica check).
     measure_breakdown();
-    note_memory();
+    memory_.note();
     return v;
   }
 
   Json rank_details() override {
     Json d;
-    d["peak_bytes"] = std::max<std::uint64_t>(peak_used_, allocated_bytes());
-    d["library_lazy_bytes"] = lazy_bytes_;
+    d["peak_bytes"] = memory_.peak_bytes(allocated_bytes());
+    d["library_lazy_bytes"] = memory_.lazy_bytes();
     d["allocated_bytes"] = allocated_bytes();
     d["estimate_bytes"] =
         train::estimate_memory(cfg_.layers, cfg_.hidden, cfg_.batch, cfg_.precision,
@@ -243,19 +222,6 @@ class TrainStepPoint final : public RankPoint {
     return main_->allocated_bytes() + tiny_->allocated_bytes() + lt_->workspace_bytes();
   }
 
-  // Runs a part of verify() that this rank may fail alone while the other ranks go on to
-  // a collective (the hash exchange, the gradient all-reduces): the failure fails the group,
-  // so that no rank waits for this one, then propagates.
-  template <typename F>
-  auto alone(F&& f) -> decltype(f()) {
-    try {
-      return f();
-    } catch (const std::exception& e) {
-      env_.fail_group(e.what());
-      throw;
-    }
-  }
-
   // Every collective the point will issue, once, before anything is measured: every bucket of
   // the step's model and of the verification's tiny model, in place on the gradients (zero
   // after set-up, so they stay zero). NCCL connects an algorithm on its first use (lazily,
@@ -264,18 +230,9 @@ class TrainStepPoint final : public RankPoint {
   // another algorithm. The point's own buffers are all allocated already: nothing is
   // allocated or freed while a peer may wait inside a collective.
   void warm_collectives() {
-    const std::size_t before = device_used_bytes();
     main_->enqueue_allreduce_all(env_.stream);
     tiny_->enqueue_allreduce_all(env_.stream);
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    const std::size_t after = device_used_bytes();
-    lazy_bytes_ = after > before ? after - before : 0;
-  }
-
-  void note_memory() {
-    const std::size_t used = device_used_bytes();
-    const std::size_t base = used_before_ + lazy_bytes_;  // lazy_bytes_: see enqueue()
-    if (used > base) peak_used_ = std::max(peak_used_, used - base);
   }
 
   GradCheck check_gradients() {
@@ -353,11 +310,7 @@ class TrainStepPoint final : public RankPoint {
 
   RankEnv& env_;
   ModelConfig cfg_;
-  std::size_t used_before_ = 0;
-  std::size_t peak_used_ = 0;
-  std::size_t used_after_setup_ = 0;
-  std::size_t lazy_bytes_ = 0;  // allocated by the libraries on the first op (see enqueue)
-  int calls_ = 0;
+  StepMemory memory_;
   std::size_t staging_bytes_ = 0;
   std::unique_ptr<LtContext> lt_;
   std::unique_ptr<MlpReplica> main_;
@@ -473,6 +426,7 @@ Presentation train_presentation() {
 
 MGBENCH_REGISTER_WORKLOAD(
     Workload("train_step")
+        .category(WorkloadCategory::training)
         .summary("Data-parallel MLP training step: forward, backward, bucketed gradient "
                  "all-reduce overlapped with backward, SGD-momentum update")
         .formulas("samples/s = batch * accum * GPUs / step time (slowest rank, median); "
@@ -508,6 +462,7 @@ MGBENCH_REGISTER_WORKLOAD(
         .axis(Axis::integer("bucket_mb", {"25"}).describe(
             "gradient bucket size in MiB (0: one bucket per layer)"))
         .throughput("samples_per_s", "samples/s")
+        .cost(mgbench::bench::train_step_cost)
         .present(train_presentation())
         .estimate_seconds_per_point(10.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained

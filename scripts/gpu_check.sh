@@ -3,7 +3,13 @@
 #   scripts/gpu_check.sh BIN_DIR OUT_DIR [STEP...]
 # Steps: info tests gemm torch allreduce train telemetry compare (default: all). Each step's
 # output goes to OUT_DIR/<step>.log and a short summary to stdout; results under OUT_DIR/runs.
+# More steps are files in scripts/gpu_check.d/ (one PASS/FAIL line per check, also gathered in
+# OUT_DIR/summary.txt): labels (the GPU test labels), peaks, predict and history (they share one
+# default-profile sweep, the `example` step's when it ran first), batch, launch (mpirun as root),
+# ranks (ranks in processes on one GPU, NVLS as recorded), accept (mgbench accept --soak 2m),
+# transformer (transformer_step presets, MFU, the 8B layer's GEMMs).
 set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; out="$2"; shift 2
 steps=("$@")
 [[ ${#steps[@]} -eq 0 ]] && steps=(info tests gemm torch allreduce train telemetry compare)
@@ -91,6 +97,13 @@ for s in "${steps[@]}"; do
       "$bin/mgbench" history list --db "$out/history.db"
       "$bin/mgbench" history trend --workload gemm --metric tflops_aggregate --by driver \
         --db "$out/history.db" ;;
+    *)
+      if [[ -f "$here/gpu_check.d/$s.sh" ]]; then
+        step "$s"
+        bash "$here/gpu_check.d/$s.sh" "$bin" "$out"
+      else
+        echo "gpu_check: unknown step '$s'" >&2
+      fi ;;
   esac
 done
 [[ -n "${build_pid:-}" ]] && { wait "$build_pid"; tail -n 5 "$out/ubuntu_build.log"; }

@@ -158,7 +158,8 @@ std::vector<std::uint64_t> collective_sizes(Profile profile) {
 Workload nccl_collective_workload(const CollectiveDecl& d) {
   using collective::Kind;
   Workload w(collective::to_string(d.kind));
-  w.summary(d.summary)
+  w.category(WorkloadCategory::collective)
+      .summary(d.summary)
       .formulas(d.formulas + " " + d.single_rank +
                 " Summary: plateau busbw = median busbw over sizes >= 64 MiB.")
       .notes({"profiles: standard and full; not in quick's default selection (name it with "

@@ -163,9 +163,10 @@ class GroupRun {
     if (first) std::rethrow_exception(first);
   }
 
-  // The device of `rank`: by rank with threads, by local rank on its node with processes.
+  // The device of `rank`: by rank with threads, as the launch mapped it with processes.
   int device_of(int rank) const {
     const ProcessGroup* processes = ctx_.processes;
+    if (processes != nullptr && processes->device() >= 0) return processes->device();
     return ctx_.spec.devices.at(
         static_cast<std::size_t>(processes != nullptr ? processes->local_rank() : rank));
   }

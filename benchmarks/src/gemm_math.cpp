@@ -18,6 +18,9 @@ namespace mgbench::bench {
 
 namespace {
 
+// Largest M, N or K of a shape point: the batch axis's bound for M, far above any layer's N, K.
+constexpr std::int64_t kMaxShapeDim = std::int64_t{1} << 24;
+
 std::uint64_t splitmix64(std::uint64_t& state) {
   std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -111,9 +114,41 @@ GemmBufferBytes gemm_buffer_bytes(std::int64_t m, std::int64_t n, std::int64_t k
   return bytes;
 }
 
+GemmDims parse_gemm_shape(const std::string& text, std::int64_t max_dim) {
+  const auto bad = [&](const std::string& why) {
+    return UsageError("gemm shape '" + text + "': " + why +
+                      " (expected MxNxK, e.g. 8192x6144x4096)");
+  };
+  std::int64_t dims[3] = {0, 0, 0};
+  std::size_t at = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t end = i < 2 ? text.find('x', at) : text.size();
+    if (end == std::string::npos) throw bad("three dimensions needed");
+    const std::string part = text.substr(at, end - at);
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      throw bad("'" + part + "' is not a positive integer");
+    }
+    dims[i] = std::stoll(part);
+    if (dims[i] < 1 || dims[i] > max_dim) {
+      throw bad("each dimension must be 1.." + std::to_string(max_dim));
+    }
+    at = end + 1;
+  }
+  return {dims[0], dims[1], dims[2]};
+}
+
+GemmDims gemm_dims(const Params& params) {
+  if (params.is_object() && !params.contains("m") && params.contains("batch")) {
+    const std::int64_t hidden = param_int(params, "hidden");
+    return {param_int(params, "batch"), hidden, hidden};
+  }
+  return {param_int(params, "m"), param_int(params, "n"), param_int(params, "k")};
+}
+
 Json gemm_metrics(const Params& params, int nranks, double seconds) {
-  const double flops = gemm_flops(param_int(params, "m"), param_int(params, "n"),
-                                  param_int(params, "k"));
+  const GemmDims d = gemm_dims(params);
+  const double flops = gemm_flops(d.m, d.n, d.k);
   const double per_gpu = seconds > 0 ? flops / seconds / 1e12 : 0.0;
   return Json{{"tflops_per_gpu", per_gpu},
               {"tflops_aggregate", per_gpu * nranks},
@@ -125,31 +160,31 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
     const auto it = values.find(name);
     return it == values.end() ? std::vector<Json>{} : it->second;
   };
-  struct Shape {
-    const char* kind;
-    std::int64_t m, n, k;
-  };
-  std::vector<Shape> shapes;
+  std::vector<Params> shapes;
   for (const auto& size : list("size")) {
-    const auto s = size.get<std::int64_t>();
-    shapes.push_back({"square", s, s, s});
+    shapes.push_back(Params{{"shape", "square"}, {"m", size}, {"n", size}, {"k", size}});
+  }
+  for (const auto& text : list("shape")) {
+    const GemmDims d = parse_gemm_shape(text.get<std::string>(), kMaxShapeDim);
+    shapes.push_back(Params{{"shape", std::to_string(d.m) + "x" + std::to_string(d.n) + "x" +
+                                          std::to_string(d.k)},
+                            {"m", d.m},
+                            {"n", d.n},
+                            {"k", d.k}});
   }
   for (const auto& batch : list("batch")) {
     for (const auto& hidden : list("hidden")) {
-      const auto h = hidden.get<std::int64_t>();
-      shapes.push_back({"batch", batch.get<std::int64_t>(), h, h});
+      shapes.push_back(Params{{"shape", "batch"}, {"batch", batch}, {"hidden", hidden}});
     }
   }
   std::vector<Params> points;
   for (const auto& shape : shapes) {
     for (const auto& dtype : list("dtype")) {
       for (const auto& impl : list("impl")) {
-        points.push_back(Params{{"shape", shape.kind},
-                                {"m", shape.m},
-                                {"n", shape.n},
-                                {"k", shape.k},
-                                {"dtype", dtype},
-                                {"impl", impl}});
+        Params p = shape;
+        p["dtype"] = dtype;
+        p["impl"] = impl;
+        points.push_back(std::move(p));
       }
     }
   }
@@ -158,11 +193,9 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
 
 namespace {
 
-std::string gemm_shape_label(const Params& p) {
-  const auto m = p.value("m", std::int64_t{0}), n = p.value("n", std::int64_t{0}),
-             k = p.value("k", std::int64_t{0});
-  if (m == n && n == k) return "M=N=K=" + std::to_string(m);
-  return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+std::string gemm_shape_label(const GemmDims& d) {
+  if (d.m == d.n && d.n == d.k) return "M=N=K=" + std::to_string(d.m);
+  return std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
 }
 
 std::string own_kernel_label(const PointResult& p) {
@@ -182,9 +215,8 @@ Json own_vs_cublas_summary(const std::vector<PointResult>& points) {
       continue;
     }
     const std::string measured = p.timing.empty() ? "" : p.timing + ", " + p.cache;
-    const Key key{p.gpus, p.params.value("m", std::int64_t{0}), p.params.value("n", std::int64_t{0}),
-                  p.params.value("k", std::int64_t{0}), p.params.value("dtype", std::string()),
-                  measured};
+    const GemmDims d = gemm_dims(p.params);
+    const Key key{p.gpus, d.m, d.n, d.k, p.params.value("dtype", std::string()), measured};
     pairs[key][p.params["impl"].get<std::string>()] = &p;
   }
   Json rows = Json::array();
@@ -194,7 +226,7 @@ Json own_vs_cublas_summary(const std::vector<PointResult>& points) {
     const double ref = cublas->second->metrics["tflops_per_gpu"].get<double>();
     const double mine = own->second->metrics["tflops_per_gpu"].get<double>();
     rows.push_back({{"gpus", std::get<0>(key)},
-                    {"shape", gemm_shape_label(own->second->params)},
+                    {"shape", gemm_shape_label(gemm_dims(own->second->params))},
                     {"dtype", std::get<4>(key)},
                     {"measured", std::get<5>(key)},
                     {"cublas_tflops", ref},

@@ -50,62 +50,6 @@ void PinnedBuffer::release() noexcept {
   ptr_ = nullptr;
 }
 
-Event::Event() { MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-
-Event::~Event() {
-  if (event_ != nullptr) MGBENCH_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(event_));
-}
-
-void stream_wait(cudaStream_t waiter, cudaStream_t producer, const Event& event) {
-  MGBENCH_CUDA_CHECK(cudaEventRecord(event.get(), producer));
-  MGBENCH_CUDA_CHECK(cudaStreamWaitEvent(waiter, event.get(), 0));
-}
-
-LtContext::LtContext(std::size_t workspace_bytes) : workspace_(workspace_bytes) {
-  cublasLtHandle_t handle = nullptr;
-  MGBENCH_CUBLAS_CHECK(cublasLtCreate(&handle));
-  handle_.reset(handle);
-}
-
-LtGemm::LtGemm(const LtContext& ctx, const GemmShape& s, const char* what) : ctx_(ctx) {
-  cublasLtMatmulDesc_t desc = nullptr;
-  MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc, s.compute, CUDA_R_32F));
-  desc_.reset(desc);
-  MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSA,
-                                                      &s.trans_a, sizeof s.trans_a));
-  MGBENCH_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_TRANSB,
-                                                      &s.trans_b, sizeof s.trans_b));
-  // Stored shapes: op(A) is m x k, so A is k x m when transposed; likewise for B.
-  const bool ta = s.trans_a != CUBLAS_OP_N, tb = s.trans_b != CUBLAS_OP_N;
-  cublasLtMatrixLayout_t layout = nullptr;
-  MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(
-      &layout, s.ab_type, static_cast<std::uint64_t>(ta ? s.k : s.m),
-      static_cast<std::uint64_t>(ta ? s.m : s.k), s.lda));
-  a_.reset(layout);
-  MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(
-      &layout, s.ab_type, static_cast<std::uint64_t>(tb ? s.n : s.k),
-      static_cast<std::uint64_t>(tb ? s.k : s.n), s.ldb));
-  b_.reset(layout);
-  MGBENCH_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&layout, s.c_type,
-                                                  static_cast<std::uint64_t>(s.m),
-                                                  static_cast<std::uint64_t>(s.n), s.ldc));
-  c_.reset(layout);
-
-  heuristic_ = lt_best_heuristic(
-      ctx.handle(), desc, a_.get(), b_.get(), c_.get(), c_.get(), ctx.workspace_bytes(),
-      std::string("cuBLASLt has no algorithm for the ") + what + " GEMM (m=" +
-          std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
-          ") on this GPU");
-}
-
-void LtGemm::run(const void* a, const void* b, void* c, float beta, cudaStream_t stream) const {
-  const float alpha = 1.0f;
-  MGBENCH_CUBLAS_CHECK(cublasLtMatmul(ctx_.handle(), desc_.get(), &alpha, a, a_.get(), b,
-                                      b_.get(), &beta, c, c_.get(), c, c_.get(),
-                                      &heuristic_.algo, ctx_.workspace(),
-                                      ctx_.workspace_bytes(), stream));
-}
-
 MlpReplica::MlpReplica(const RankEnv& env, const ModelConfig& cfg, const LtContext& lt,
                        std::uint64_t data_seed)
     : env_(env), cfg_(cfg), dtype_(kernels::storage_dtype(cfg.precision)),
@@ -303,17 +247,6 @@ void MlpReplica::reduce_bucket(const Bucket& b, cudaStream_t stream) {
   for (int i = 0; i <= extra; ++i) {
     reducer_->allreduce(grads_.as<float>() + b.offset, b.count, stream);
   }
-}
-
-std::vector<double> MlpReplica::read(const void* device, DType dtype, std::size_t count) const {
-  const std::size_t size = kernels::dtype_size(dtype);
-  std::vector<unsigned char> raw(count * size);
-  MGBENCH_CUDA_CHECK(cudaMemcpyAsync(raw.data(), device, raw.size(), cudaMemcpyDeviceToHost,
-                                     env_.stream));
-  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-  std::vector<double> out(count);
-  for (std::size_t i = 0; i < count; ++i) out[i] = kernels::decode_element(dtype, raw.data(), i);
-  return out;
 }
 
 }  // namespace mgbench::bench::train

@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "elementwise.cuh"
+
 #include <algorithm>
 #include <type_traits>
 
@@ -11,39 +13,12 @@ namespace mgbench::kernels {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr std::size_t kMaxBlocks = 16384;
-
-unsigned grid_for(std::size_t count, std::size_t per_thread = 1) {
-  const std::size_t threads = (count + per_thread - 1) / per_thread;
-  const std::size_t blocks = (threads + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::min(std::max<std::size_t>(blocks, 1), kMaxBlocks));
-}
-
-bool is_train_dtype(DType dtype) {
-  return dtype == DType::fp32 || dtype == DType::bf16 || dtype == DType::fp16;
-}
-
-// ---- element conversions -------------------------------------------------------------------
-
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-
-template <typename T>
-__device__ __forceinline__ T from_f32(float v);
-template <>
-__device__ __forceinline__ float from_f32<float>(float v) {
-  return v;
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
-  return __float2bfloat16_rn(v);
-}
-template <>
-__device__ __forceinline__ __half from_f32<__half>(float v) {
-  return __float2half_rn(v);
-}
+using detail::dispatch;
+using detail::from_f32;
+using detail::grid_for;
+using detail::is_train_dtype;
+using detail::kThreads;
+using detail::to_f32;
 
 // ---- activations (fp32 math) ---------------------------------------------------------------
 
@@ -246,17 +221,6 @@ __global__ void weight_hash_kernel(const float* __restrict__ w, std::size_t coun
   if ((threadIdx.x & 31) == 0) {
     atomicAdd(&out[0], hash);  // addition modulo 2^64 commutes: the order does not matter
     if (bad != 0) atomicAdd(&out[1], bad);
-  }
-}
-
-// Dispatch on the element type.
-template <typename F>
-cudaError_t dispatch(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::fp32: f(static_cast<float*>(nullptr)); return cudaGetLastError();
-    case DType::bf16: f(static_cast<__nv_bfloat16*>(nullptr)); return cudaGetLastError();
-    case DType::fp16: f(static_cast<__half*>(nullptr)); return cudaGetLastError();
-    default: return cudaErrorInvalidValue;
   }
 }
 

@@ -12,7 +12,7 @@ namespace {
 struct Part {
   std::string title;
   std::optional<double> OfferCell::*value;
-  int OfferRow::*best;  // nullptr: no best offer for this part
+  BestOffer OfferRow::*best;  // nullptr: no best offer for this part
 };
 
 bool is_efficiency(const Part& part) { return part.value == &OfferCell::efficiency; }
@@ -41,7 +41,8 @@ std::string offer_cell(const OfferTable& t, const OfferRow& r, std::size_t i, co
     text = format_sig(*v, 4);
   }
   if (c.unreliable) text += "*";
-  if (v && part.best != nullptr && r.*(part.best) == static_cast<int>(i)) {
+  const BestOffer* best = part.best != nullptr ? &(r.*(part.best)) : nullptr;
+  if (v && best != nullptr && !best->tie() && best->offer == static_cast<int>(i)) {
     return "<td class=\"num best\">\u2605 " + esc(text) + "</td>";
   }
   return td_num(text);
@@ -58,14 +59,9 @@ std::string part_table(const Context& ctx, const OfferTable& t, const Part& part
   for (const OfferRow& r : t.rows) {
     if (is_efficiency(part) && r.gpus <= 1) continue;
     std::vector<std::string> cells = {td(params_text(r.params, vary, presentation)),
-                                      td_num(std::to_string(r.gpus))};
+                                      td_num(offer_row_gpus(r))};
     for (std::size_t i = 0; i < offers.size(); ++i) cells.push_back(offer_cell(t, r, i, part));
-    if (part.best != nullptr) {
-      const int best = r.*(part.best);
-      cells.push_back(td(best >= 0 && static_cast<std::size_t>(best) < offers.size()
-                             ? offers[static_cast<std::size_t>(best)].label
-                             : "-"));
-    }
+    if (part.best != nullptr) cells.push_back(td(best_offer_text(r.*(part.best), offers)));
     table.add(std::move(cells));
   }
   return "<h4>" + esc(part.title) + "</h4>\n" + table.render();
@@ -84,7 +80,7 @@ std::string offers_summary_section(const Context& ctx) {
   const auto& offers = ctx.offer_cmp->offers;
   for (std::size_t i = 0; i < offers.size(); ++i) {
     const OfferSummary& o = offers[i];
-    t.add({td(o.label), td(dash(o.gpu_model)), td_num(std::to_string(o.gpu_count)),
+    t.add({td(o.label), td(dash(o.gpu_model)), td_num(offer_gpu_count(o)),
            td(dash(o.interconnect)), td(dash(o.driver)), td(dash(o.cuda)), td(dash(o.nccl)),
            td(dash(o.platform)),
            td_num(o.price_per_gpu_hour ? format_sig(*o.price_per_gpu_hour, 3) : "-"),
@@ -119,13 +115,17 @@ std::string offer_tables(const Context& ctx, const std::string& workload) {
     const std::string fixed = fixed_params_text(params, vary, presentation);
     if (!fixed.empty()) cap += " Same in every row: " + fixed + ".";
     cap +=
-        " Best offer per row: \u2605 and bold. * noisy or throttled in that run; n/a: the "
-        "offer did not run this point.";
+        " Best offer per row: \u2605 and bold; offers within " +
+        format_percent(ctx.offer_cmp->tie_margin, 0) +
+        " of the best are a tie (no \u2605). * noisy or throttled in that run; n/a: the offer "
+        "did not run this point.";
     out += caption(cap);
+    if (t.per_gpu_quantity) out += "<p class=\"note\">" + esc(kPerGpuQuantityNote) + "</p>\n";
     for (const Part& part : parts) {
       if (any_value(t, part)) {
         out += part_table(ctx, t, part, vary, presentation);
-      } else if (part.value == &OfferCell::per_dollar && !any_price && !is_time) {
+      } else if (part.value == &OfferCell::per_dollar && !any_price && !is_time &&
+                 !t.per_gpu_quantity) {
         out +=
             "<p class=\"note\">Per dollar: give --price LABEL=USD_PER_GPU_HOUR for each "
             "offer.</p>\n";

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -174,24 +175,38 @@ void render_points(std::ostream& out, const Comparison& cmp) {
     }
   }
   for (const std::string& workload : workloads) {
-    const auto first =
-        std::find_if(cmp.points.begin(), cmp.points.end(),
-                     [&](const PointComparison& p) { return p.workload == workload; });
-    out << one_line(workload) << ": " << one_line(quantity_name(first->quantity)) << "\n";
-    TextTable table({"params", "gpus", "base", "new", "change", "p", "threshold", "verdict", "why"},
-                    "lrrrrrrll");
+    // One table per compared quantity, each under its own unit heading.
+    std::vector<std::string> quantities;
+    std::map<std::pair<std::string, int>, int> seen;  // the same parameters on as many GPUs
     for (const PointComparison& p : cmp.points) {
       if (p.workload != workload) continue;
-      const bool show_reason = p.verdict != Verdict::same;
-      table.add({format_params(p.params), std::to_string(p.gpus),
-                 format_quantity(p.base_value, p.quantity.unit) + of_peak_suffix(p.base_of_peak),
-                 format_quantity(p.new_value, p.quantity.unit) + of_peak_suffix(p.new_of_peak),
-                 format_change(p.change),
-                 p.test ? format_p_value(p.test->p_value) : "-", percent(p.threshold),
-                 to_string(p.verdict), show_reason ? p.reason : ""});
+      ++seen[{p.params.dump(), p.gpus}];
+      if (std::find(quantities.begin(), quantities.end(), p.quantity.metric) == quantities.end())
+        quantities.push_back(p.quantity.metric);
     }
-    table.print(out);
-    out << "\n";
+    for (const std::string& q : quantities) {
+      const auto first = std::find_if(cmp.points.begin(), cmp.points.end(), [&](const auto& p) {
+        return p.workload == workload && p.quantity.metric == q;
+      });
+      out << one_line(workload) << ": " << one_line(quantity_name(first->quantity)) << "\n";
+      TextTable table({"params", "gpus", "base", "new", "change", "p", "threshold", "verdict", "why"},
+                      "lrrrrrrll");
+      for (const PointComparison& p : cmp.points) {
+        if (p.workload != workload || p.quantity.metric != q) continue;
+        const bool show_reason = p.verdict != Verdict::same;
+        const std::string parts = show_reason ? parts_change_text(p) : "";
+        table.add({format_params(p.params),
+                   compared_gpus(p.gpus, p.new_devices, seen[{p.params.dump(), p.gpus}] > 1),
+                   format_quantity(p.base_value, p.quantity.unit) + of_peak_suffix(p.base_of_peak),
+                   format_quantity(p.new_value, p.quantity.unit) + of_peak_suffix(p.new_of_peak),
+                   format_change(p.change),
+                   p.test ? format_p_value(p.test->p_value) : "-", percent(p.threshold),
+                   to_string(p.verdict),
+                   show_reason ? p.reason + (parts.empty() ? "" : "; " + parts) : ""});
+      }
+      table.print(out);
+      out << "\n";
+    }
   }
 }
 
@@ -252,7 +267,7 @@ namespace {
 struct OfferSection {
   std::string title;
   std::optional<double> OfferCell::*field;
-  int OfferRow::*best;
+  BestOffer OfferRow::*best;
   bool as_percent;
 };
 
@@ -290,12 +305,9 @@ bool render_offer_section(std::ostream& out, const OfferComparison& cmp, const O
   TextTable table(header, "lr" + std::string(cmp.offers.size(), 'r') + "l");
   for (const OfferRow& r : t.rows) {
     if (efficiency && r.gpus <= 1) continue;
-    std::vector<std::string> row = {format_params(r.params), std::to_string(r.gpus)};
+    std::vector<std::string> row = {format_params(r.params), offer_row_gpus(r)};
     for (const OfferCell& c : r.cells) row.push_back(offer_cell_text(t, c, section));
-    if (section.best) {
-      const int best = r.*(section.best);
-      row.push_back(best >= 0 ? cmp.offers[static_cast<std::size_t>(best)].label : "-");
-    }
+    if (section.best) row.push_back(best_offer_text(r.*(section.best), cmp.offers));
     table.add(row);
   }
   table.print(out, 4);
@@ -312,7 +324,7 @@ void render_offers(std::ostream& out, const OfferComparison& cmp) {
   const auto dash = [](const std::string& s) { return s.empty() ? std::string("-") : s; };
   bool any_price = false;
   for (const OfferSummary& s : cmp.offers) {
-    offers.add({s.label, s.gpu_model, std::to_string(s.gpu_count), s.interconnect, dash(s.driver),
+    offers.add({s.label, s.gpu_model, offer_gpu_count(s), s.interconnect, dash(s.driver),
                 dash(s.cuda), dash(s.nccl), s.platform,
                 s.price_per_gpu_hour ? significant(*s.price_per_gpu_hour, 3) : "-", dash(s.host),
                 s.path});
@@ -332,16 +344,50 @@ void render_offers(std::ostream& out, const OfferComparison& cmp) {
         {"per dollar [" + per + "per $/h]", &OfferCell::per_dollar, &OfferRow::best_per_dollar,
          false},
     };
+    if (t.per_gpu_quantity) out << "  " << kPerGpuQuantityNote << "\n";
     for (const OfferSection& section : sections) {
       if (!render_offer_section(out, cmp, t, section) &&
-          section.field == &OfferCell::per_dollar && !any_price && !t.quantity.metric.empty()) {
+          section.field == &OfferCell::per_dollar && !any_price && !t.quantity.metric.empty() &&
+          !t.per_gpu_quantity) {
         out << "  per dollar: give --price LABEL=USD_PER_GPU_HOUR for each offer\n";
       }
     }
     out << "\n";
   }
   out << "* noisy or throttled in that run. n/a: the offer did not run this point. Per dollar is "
-         "throughput / (price per GPU-hour x GPUs).\n";
+         "throughput / (price per GPU-hour x GPUs). Offers within "
+      << percent(cmp.tie_margin) << " of the best tie: no best is named.\n";
+}
+
+std::string offer_row_gpus(const OfferRow& row) {
+  return compared_gpus(row.gpus, row.devices, !row.devices.empty());
+}
+
+std::string compared_gpus(int gpus, const std::vector<int>& devices, bool with_devices) {
+  std::string text = std::to_string(gpus);
+  if (!with_devices || devices.empty()) return text;
+  std::string list;
+  for (int d : devices) list += (list.empty() ? "" : ",") + std::to_string(d);
+  return text + " (GPU " + list + ")";
+}
+
+std::string best_offer_text(const BestOffer& best, const std::vector<OfferSummary>& offers) {
+  const auto label = [&](int i) {
+    return i >= 0 && static_cast<std::size_t>(i) < offers.size()
+               ? offers[static_cast<std::size_t>(i)].label
+               : std::string("?");
+  };
+  if (best.tie()) {
+    std::string list;
+    for (int i : best.tied) list += (list.empty() ? "" : ", ") + label(i);
+    return "tie: " + list;
+  }
+  return best.offer >= 0 ? label(best.offer) : "-";
+}
+
+std::string offer_gpu_count(const OfferSummary& offer) {
+  return std::to_string(offer.gpu_count) +
+         (offer.nodes > 1 ? " (" + std::to_string(offer.nodes) + " nodes)" : "");
 }
 
 }  // namespace mgbench::reports

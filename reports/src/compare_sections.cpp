@@ -107,11 +107,15 @@ std::string verdict_row_table(const Context& ctx, const std::vector<const PointC
   if (own_threshold) t.column("threshold", true);
   t.column("verdict");
   t.column("why");
+  std::map<std::pair<std::string, int>, int> seen;  // the same parameters on as many GPUs
+  for (const auto* p : rows) ++seen[{p->params.dump(), p->gpus}];
   for (const auto* p : rows) {
     const std::string unit = p->quantity.metric.empty() ? "s" : p->quantity.unit;
     const std::string verdict = to_string(p->verdict);
+    const bool by_device = seen[{p->params.dump(), p->gpus}] > 1;
     std::vector<std::string> cells = {
-        td(params_text(p->params, vary, presentation)), gpus_cell(p->gpus),
+        td(params_text(p->params, vary, presentation)),
+        td_num(compared_gpus(p->gpus, p->new_devices, by_device)),
         td_num(format_quantity(p->base_value, unit)), td_num(format_quantity(p->new_value, unit)),
         td_num(format_change(p->change))};
     if (any_test) cells.push_back(td_num(p->test ? p_value_text(p->test->p_value) : "-"));
@@ -123,7 +127,8 @@ std::string verdict_row_table(const Context& ctx, const std::vector<const PointC
     cells.push_back(td_html(badge(verdict)));
     // A "same" needs no reason unless the median moved by the threshold or more.
     const bool explain = p->verdict != Verdict::same || std::fabs(p->change) >= p->threshold;
-    cells.push_back(td(explain ? p->reason : "", "why"));
+    const std::string parts = explain ? parts_change_text(*p) : "";
+    cells.push_back(td(explain ? p->reason + (parts.empty() ? "" : "; " + parts) : "", "why"));
     t.add(std::move(cells), "v-" + slug(verdict));
   }
   return t.render();
@@ -223,20 +228,30 @@ std::string verdict_tables(const Context& ctx) {
              "'s points in the charts.") +
          "</p>\n";
   for (const auto& w : workloads) {
-    std::vector<const PointComparison*> rows;
-    std::vector<const Params*> params;
+    // One table per compared quantity: a workload's 1-GPU points may be compared on time while
+    // the others are on its headline (all-reduce busbw is undefined on one GPU).
+    std::vector<std::string> quantities;
     for (const PointComparison& p : cmp.points) {
-      if (p.workload != w) continue;
-      rows.push_back(&p);
-      params.push_back(&p.params);
+      const std::string q = p.quantity.metric;
+      if (p.workload == w && std::find(quantities.begin(), quantities.end(), q) == quantities.end())
+        quantities.push_back(q);
     }
-    const auto vary = varying_keys(params);
-    const Presentation& presentation = ctx.presentation_of(w);
     out += "<h3 id=\"" + esc("verdicts-" + slug(w)) + "\">" + esc(w) + "</h3>\n";
-    std::string cap = quantity_caption(rows[0]->quantity, true);
-    const std::string fixed = fixed_params_text(params, vary, presentation);
-    if (!fixed.empty()) cap += " Same in every row: " + fixed + ".";
-    out += caption(cap) + verdict_row_table(ctx, rows, vary, presentation);
+    for (const std::string& q : quantities) {
+      std::vector<const PointComparison*> rows;
+      std::vector<const Params*> params;
+      for (const PointComparison& p : cmp.points) {
+        if (p.workload != w || p.quantity.metric != q) continue;
+        rows.push_back(&p);
+        params.push_back(&p.params);
+      }
+      const auto vary = varying_keys(params);
+      const Presentation& presentation = ctx.presentation_of(w);
+      std::string cap = quantity_caption(rows[0]->quantity, true);
+      const std::string fixed = fixed_params_text(params, vary, presentation);
+      if (!fixed.empty()) cap += " Same in every row: " + fixed + ".";
+      out += caption(cap) + verdict_row_table(ctx, rows, vary, presentation);
+    }
   }
   return out + "</section>\n";
 }

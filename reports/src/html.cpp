@@ -74,9 +74,11 @@ std::string kv_table(const Table& t) {
 
 }  // namespace
 
-std::string html_page_begin(const std::string& title, const std::string& subtitle) {
+std::string html_page_begin(const std::string& title, const std::string& subtitle,
+                            const std::string& lang) {
   std::string out =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<!DOCTYPE html>\n<html lang=\"" + escape_xml(lang) +
+      "\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
       "style-src 'unsafe-inline'; img-src data:\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

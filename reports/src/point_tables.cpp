@@ -144,7 +144,13 @@ void add_telemetry_cells(std::vector<std::string>& row, const PointResult& p) {
   const TelemetrySummary s = telemetry_summary(p);
   row.push_back(s.avg_power_w ? fmt::format("{:.0f}", *s.avg_power_w) : "");
   row.push_back(s.max_temp_c ? fmt::format("{:.0f}", *s.max_temp_c) : "");
-  row.push_back(s.sm_clock_mhz ? fmt::format("{:.0f}", *s.sm_clock_mhz) : "");
+  std::string clock = s.sm_clock_mhz ? fmt::format("{:.0f}", *s.sm_clock_mhz) : "";
+  // One GPU clearly slower than the rest must not hide behind the median.
+  if (s.sm_clock_mhz && s.slowest_sm_clock_mhz && *s.slowest_sm_clock_mhz < 0.97 * *s.sm_clock_mhz) {
+    clock += fmt::format(" (GPU {:.0f}: {:.0f})", s.slowest_sm_device.value_or(-1),
+                         *s.slowest_sm_clock_mhz);
+  }
+  row.push_back(clock);
   row.push_back(s.throttle_fraction ? format_percent(*s.throttle_fraction, 1) : "");
 }
 
@@ -318,15 +324,19 @@ Table scaling_table(const std::string& workload, const std::vector<const Scaling
   t.column("parameters").column("GPUs", Align::right);
   t.column(first.unit.empty() ? "throughput" : first.unit, Align::right);
   t.column("speedup", Align::right).column("efficiency", Align::right);
-  t.column("Karp-Flatt", Align::right).column("marginal eff.", Align::right);
+  // The serial fraction of the mode: Karp-Flatt (fixed work) or Gustafson (scaled work).
+  const bool strong = first.mode == "strong";
+  t.column(strong ? "Karp-Flatt" : "Gustafson", Align::right);
+  t.column("marginal eff.", Align::right);
   for (const auto* s : series) {
     const std::string params = vary.empty() ? std::string() : params_short_label(s->params, vary);
     bool first_row = true;
     for (const ScalingRow& r : s->rows) {
       const bool odd = r.efficiency < 0.5 || r.efficiency > 1.05;
+      const std::optional<double>& serial = strong ? r.karp_flatt : r.gustafson;
       t.add_row({first_row ? params : "", std::to_string(r.gpus), format_sig(r.throughput, 4),
                  scaling_cell(&r, ColumnKind::speedup), scaling_cell(&r, ColumnKind::efficiency),
-                 r.karp_flatt ? fmt::format("{:.3f}", *r.karp_flatt) : "",
+                 serial ? fmt::format("{:.3f}", *serial) : "",
                  r.marginal_efficiency ? format_percent(*r.marginal_efficiency, 1) : ""},
                 odd ? RowTone::warn : RowTone::normal);
       first_row = false;

@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/analysis/scaling.hpp"
 #include "mgbench/core/json_order.hpp"
+#include "mgbench/core/ranges_text.hpp"
 #include "mgbench/model/point_quality.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/format.hpp"
@@ -69,22 +71,7 @@ std::string median_text(const PointResult& p) {
   return format_seconds(p.stats.median);
 }
 
-std::string devices_text(const std::vector<int>& devices) {
-  std::string out;
-  for (std::size_t i = 0; i < devices.size();) {
-    std::size_t j = i;
-    while (j + 1 < devices.size() && devices[j + 1] == devices[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += std::to_string(devices[i]);
-    if (j >= i + 2) {
-      out += "-" + std::to_string(devices[j]);
-    } else if (j == i + 1) {
-      out += "," + std::to_string(devices[j]);
-    }
-    i = j + 1;
-  }
-  return out;
-}
+std::string devices_text(const std::vector<int>& devices) { return ranges_text(devices); }
 
 // --- lookups -------------------------------------------------------------------------------
 
@@ -97,15 +84,21 @@ std::vector<std::string> workloads_of(const RunResult& run) {
 }
 
 std::vector<const PointResult*> points_of(const RunResult& run, const std::string& workload) {
-  std::vector<const PointResult*> out;
+  // By series (in a strong-scaling run, the global batch rather than the per-GPU one), then GPU
+  // count: the rows of one series run 1, 2, 4, 8 GPUs.
+  const ScalingMode mode = scaling_mode_of(run);
+  std::vector<std::pair<Params, const PointResult*>> keyed;
   for (const auto& p : run.points) {
-    if (p.workload == workload) out.push_back(&p);
+    if (p.workload == workload) keyed.emplace_back(series_params(p, mode), &p);
   }
-  std::stable_sort(out.begin(), out.end(), [](const PointResult* a, const PointResult* b) {
-    if (const int c = compare_values(a->params, b->params)) return c < 0;
-    if (a->gpus != b->gpus) return a->gpus < b->gpus;
-    return a->devices < b->devices;
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    if (const int c = compare_values(a.first, b.first)) return c < 0;
+    if (a.second->gpus != b.second->gpus) return a.second->gpus < b.second->gpus;
+    return a.second->devices < b.second->devices;
   });
+  std::vector<const PointResult*> out;
+  out.reserve(keyed.size());
+  for (const auto& k : keyed) out.push_back(k.second);
   return out;
 }
 
@@ -153,7 +146,18 @@ const ScalingRow* scaling_row(const RunResult& run, const PointResult& point) {
       if (row.point_index == point.index && row.gpus == point.gpus) return &row;
     }
   }
-  // Otherwise: the series whose parameters are the most specific subset of the point's.
+  // Otherwise: the series whose parameters are the most specific subset of the point's, unless
+  // the row belongs to another point measured with the same parameters on as many GPUs (e.g.
+  // with --baseline each, GPU 5 alone must not show GPU 0's 1.00x).
+  const auto row_of_twin = [&](const ScalingRow& row) {
+    const auto twin = [&](const PointResult& q) {
+      return q.index == row.point_index && q.index != point.index &&
+             q.workload == point.workload && q.gpus == point.gpus && q.params == point.params;
+    };
+    const std::size_t i = row.point_index;  // points are usually stored in plan order
+    if (i < run.points.size() && run.points[i].index == i) return twin(run.points[i]);
+    return std::any_of(run.points.begin(), run.points.end(), twin);
+  };
   const ScalingRow* best = nullptr;
   std::size_t best_keys = 0;
   for (const ScalingSeries& series : run.scaling) {
@@ -161,7 +165,7 @@ const ScalingRow* scaling_row(const RunResult& run, const PointResult& point) {
     const std::size_t nkeys = series.params.is_object() ? series.params.size() : 0;
     if (best && nkeys <= best_keys) continue;
     for (const ScalingRow& row : series.rows) {
-      if (row.gpus == point.gpus) {
+      if (row.gpus == point.gpus && !row_of_twin(row)) {
         best = &row;
         best_keys = nkeys;
         break;
@@ -217,6 +221,11 @@ TelemetrySummary telemetry_summary(const PointResult& point) {
   int power_n = 0, energy_n = 0;
   std::vector<double> clocks;
   for (const auto& g : *gpus) {
+    const auto clk = json_path_number(g, {"sm_clock_mhz", "median"});
+    if (clk && (!s.slowest_sm_clock_mhz || *clk < *s.slowest_sm_clock_mhz)) {
+      s.slowest_sm_clock_mhz = clk;
+      s.slowest_sm_device = json_number(g, "device");
+    }
     auto power = json_number(g, "avg_power_w");
     if (!power) power = json_path_number(g, {"power_w", "mean"});
     if (power) {
@@ -226,7 +235,7 @@ TelemetrySummary telemetry_summary(const PointResult& point) {
     if (const auto temp = json_path_number(g, {"temp_c", "max"})) {
       s.max_temp_c = std::max(s.max_temp_c.value_or(*temp), *temp);
     }
-    if (const auto clk = json_path_number(g, {"sm_clock_mhz", "median"})) clocks.push_back(*clk);
+    if (clk) clocks.push_back(*clk);
     if (const auto thr = json_number(g, "throttle_fraction")) {
       s.throttle_fraction = std::max(s.throttle_fraction.value_or(*thr), *thr);
     }

@@ -77,14 +77,32 @@ const ScalingSeries* series_of(const RunResult& run, const PointResult& point) {
   return nullptr;
 }
 
+// A verdict's text without its "<workload> <label>: " prefix.
+std::string verdict_body(const RunVerdict& v) {
+  const auto colon = v.text.find(": ");
+  return one_line(colon == std::string::npos ? v.text : v.text.substr(colon + 2));
+}
+
+// The link verdict of a collective's point (RunVerdict::kind "link": its parameters without
+// the size axes), nullptr when none.
+const RunVerdict* link_verdict_of(const RunResult& run, const PointResult& point) {
+  for (const RunVerdict& v : run.verdicts) {
+    if (v.kind != "link" || v.workload != point.workload || !v.params.is_object()) continue;
+    bool subset = point.params.is_object();
+    for (const auto& [key, value] : v.params.items()) {
+      subset = subset && point.params.contains(key) && point.params.at(key) == value;
+    }
+    if (subset) return &v;
+  }
+  return nullptr;
+}
+
 // The efficiency at the largest GPU count and the verdict of a series (without its
 // "<workload> <label>: " prefix): from the stored verdict, else from the series itself.
 std::pair<std::string, std::string> scaling_of(const RunResult& run, const ScalingSeries& s) {
   for (const RunVerdict& v : run.verdicts) {
-    if (v.workload != s.workload || v.params != s.params) continue;
-    const auto colon = v.text.find(": ");
-    return {format_percent(v.efficiency, 0) + " at " + gpus_text(v.gpus_max),
-            one_line(colon == std::string::npos ? v.text : v.text.substr(colon + 2))};
+    if (v.kind == "link" || v.workload != s.workload || v.params != s.params) continue;
+    return {format_percent(v.efficiency, 0) + " at " + gpus_text(v.gpus_max), verdict_body(v)};
   }
   const ScalingRow& last = s.rows.back();
   return {format_percent(last.efficiency, 0) + " at " + gpus_text(last.gpus),
@@ -127,10 +145,14 @@ std::vector<std::string> numeric_varying_keys(const std::vector<const PointResul
   return keys;
 }
 
-// A point's place among its row's points: "size 8192, 8 GPUs", bytes as the axis declares.
+// A point's place among its row's points: "size 8192, 8 GPUs", bytes as the axis declares. In a
+// strong-scaling series the batch is the global one: "global batch 2048 (256 per GPU)".
 std::string where_text(const PointResult& p, const Presentation& pres,
-                       const std::vector<std::string>& numeric) {
+                       const std::vector<std::string>& numeric,
+                       const ScalingSeries* series = nullptr) {
   std::string out;
+  const bool strong = series != nullptr && series->mode == "strong" &&
+                      series->params.is_object() && series->params.contains("global_batch");
   const auto companion = [&](const std::string& key) {
     return std::any_of(pres.axes.begin(), pres.axes.end(), [&](const AxisSpec& a) {
       return std::find(a.companions.begin(), a.companions.end(), key) != a.companions.end();
@@ -142,7 +164,10 @@ std::string where_text(const PointResult& p, const Presentation& pres,
     const AxisSpec* axis = pres.find_axis(key);
     const auto value = p.params[key].get<double>();
     std::string text = key + " " + format_plain(value);
-    if (axis != nullptr) {
+    if (strong && key == "batch") {
+      text = "global batch " + format_json_value(series->params.at("global_batch")) + " (" +
+             format_plain(value) + " per GPU)";
+    } else if (axis != nullptr) {
       text = (axis->word.empty() ? axis->label : axis->word) + " " +
              format_value(value, axis->format_);
     }
@@ -170,10 +195,13 @@ Row summary_row(const RunResult& run, const Presentation& pres, const std::strin
   if (best != nullptr) {
     figure = format_value(*usable(*best, metric->name), metric->format_, metric->digits);
     of_peak = of_peak_cell(run, *best, metric->name);
-    where = where_text(*best, pres, numeric);
     const ScalingSeries* s = series_of(run, *best);
-    if (s != nullptr && s->rows.back().gpus > 1) {
+    where = where_text(*best, pres, numeric, s);
+    const RunVerdict* link = link_verdict_of(run, *best);
+    if (s != nullptr && s->rows.back().gpus > s->rows.front().gpus) {
       std::tie(efficiency, verdict) = scaling_of(run, *s);
+    } else if (link != nullptr) {
+      verdict = verdict_body(*link);
     } else if (s == nullptr && gpus_max > 1) {
       r.no_baseline = true;
     }

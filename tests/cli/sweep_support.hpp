@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "catch_compat.hpp"
 #include "mgbench/core/params.hpp"
 #include "support.hpp"
 
@@ -17,6 +18,19 @@ namespace mgbench::test {
 inline const std::string kSelftestEnv =
     "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_FAKE_DEVICES=2";
 inline const std::string kQuiet = " --no-history --no-report --skip-doctor --no-telemetry -q";
+
+// Validates a results file against the JSON Schema where python3-jsonschema is installed (a
+// warning says so where it is not).
+inline void check_results_schema(const std::string& path) {
+  if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
+    WARN("python3-jsonschema not installed: schema validation not checked here");
+    return;
+  }
+  const std::string cmd = "/usr/bin/python3 \"" MGBENCH_SOURCE_DIR
+                          "/scripts/validate_results.py\" \"" MGBENCH_SOURCE_DIR
+                          "/harness/schema/results.schema.json\" \"" + path + "\" >/dev/null";
+  CHECK(std::system(cmd.c_str()) == 0);
+}
 
 inline int line_count(const std::string& text) {
   int n = 0;

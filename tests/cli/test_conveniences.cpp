@@ -64,7 +64,7 @@ TEST_CASE("the bash completion is generated from the commands' options") {
   CHECK(complete(script, "mgbench swe") == "sweep");
   CHECK(complete(script, "mgbench sweep --dry") == "--dry-run");
   CHECK(complete(script, "mgbench sweep --gpu") == "--gpus --gpus-per-node");
-  CHECK(complete(script, "mgbench sweep --launch") == "--launcher");
+  CHECK(complete(script, "mgbench sweep --launch") == "--launcher --launcher-arg");
   CHECK(complete(script, "mgbench compare --thr") == "--threshold");
   CHECK(complete(script, "mgbench history tr") == "trend");
   CHECK(complete(script, "mgbench history trend --wor") == "--workload");

@@ -49,6 +49,14 @@ const BadInputCase kCases[] = {
     {"soak: 168 h of 1 s windows", "",
      "soak --workload selftest --duration 168h --window 1 --out $D/s", 2,
      "at most 10000 are measured (a window of 60.48 s or more)"},
+    {"accept: a criteria file with a bad value",
+     "{ echo 'gemm_scaling_min = 95 %'; echo 'throttling = maybe'; } > c.txt",
+     "accept --criteria $D/c.txt --out $D/a", 2,
+     "c.txt line 2: throttling = 'maybe': expected warn or fail"},
+    {"accept: --lang fr", "", "accept --lang fr --out $D/a", 2,
+     "invalid --lang 'fr': expected en or zh"},
+    {"accept: --soak 0.5s", "", "accept --soak 0.5s --out $D/a", 2,
+     "invalid --soak '0.5s': 0 (no soak) or from 1 s to 720 h"},
 };
 
 bool is_kind(const std::string& path, mode_t kind) {

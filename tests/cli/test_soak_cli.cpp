@@ -10,6 +10,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"
+#include "sweep_support.hpp"
 
 using mgbench::test::run_mgbench;
 
@@ -18,18 +19,6 @@ namespace {
 const std::string kSoakEnv =
     "MGBENCH_ENABLE_TEST_WORKLOADS=1 MGBENCH_TEST_FAKE_DEVICES=2 MGBENCH_TEST_SOAK_FAKE=";
 const std::string kFlags = " --workload selftest --no-history -q";
-
-// Validates against the JSON Schema where python3-jsonschema is installed.
-void check_schema(const std::string& path) {
-  if (std::system("/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1") != 0) {
-    WARN("python3-jsonschema not installed: schema validation not checked here");
-    return;
-  }
-  const std::string cmd = "/usr/bin/python3 \"" MGBENCH_SOURCE_DIR
-                          "/scripts/validate_results.py\" \"" MGBENCH_SOURCE_DIR
-                          "/harness/schema/results.schema.json\" \"" + path + "\" >/dev/null";
-  CHECK(std::system(cmd.c_str()) == 0);
-}
 
 }  // namespace
 
@@ -59,7 +48,7 @@ TEST_CASE("soak: windows, a stable verdict, valid results and the time-series ch
   CHECK(run.soak["analysis"]["hottest_device"] == 1);
   CHECK(run.soak["stopped_early"].is_null());
   CHECK_FALSE(run.interrupted);
-  check_schema(out + "/results.json");
+  mgbench::test::check_results_schema(out + "/results.json");
   const std::string html = mgbench::test::read_text(out + "/report.html");
   CHECK(html.find("throughput per GPU over time") != std::string::npos);
   CHECK(html.find("temperature per GPU over time") != std::string::npos);
@@ -94,7 +83,7 @@ TEST_CASE("soak: an XID stops it early, keeps the windows and fails the verdict"
   REQUIRE(soak["health"]["events"].size() == 1);
   CHECK(soak["health"]["events"][0]["kind"] == "xid");
   CHECK(soak["analysis"]["stable"] == false);
-  check_schema(out + "/results.json");
+  mgbench::test::check_results_schema(out + "/results.json");
   std::filesystem::remove_all(out);
 }
 
@@ -130,7 +119,7 @@ TEST_CASE("soak: Ctrl-C keeps every window measured (exit 130)") {
   CHECK(run.soak["interrupted"] == true);
   CHECK(run.soak["windows"].size() >= 2);
   CHECK(run.points.size() == run.soak["windows"].size());
-  check_schema(out + "/results.json");
+  mgbench::test::check_results_schema(out + "/results.json");
   std::filesystem::remove_all(out);
   std::filesystem::remove(log);
 }

@@ -70,13 +70,27 @@ TEST_CASE("gemm expand: square sizes give M = N = K points for every dtype and i
   CHECK(points.back().at("m") == 8192);
 }
 
-TEST_CASE("gemm expand: batch points set M = batch and N = K = hidden") {
+TEST_CASE("gemm expand: batch points keep batch and hidden, M = batch and N = K = hidden") {
   const auto points = expand_gemm_points(axis_values({}, {1, 64}, {4096}, {"bf16"}, {"cublas"}));
   REQUIRE(points.size() == 2);
-  CHECK(points[0] == Params{{"shape", "batch"}, {"m", 1}, {"n", 4096}, {"k", 4096},
+  // "batch" stays a parameter: with --scaling strong the planner's per-GPU batches of one global
+  // batch then form a series (an "m" would differ per GPU count and form none).
+  CHECK(points[0] == Params{{"shape", "batch"}, {"batch", 1}, {"hidden", 4096},
                             {"dtype", "bf16"}, {"impl", "cublas"}});
-  CHECK(points[1].at("m") == 64);
+  CHECK(points[1].at("batch") == 64);
   CHECK(points[1].at("shape") == "batch");
+  const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[1]);
+  CHECK(d.m == 64);
+  CHECK(d.n == 4096);
+  CHECK(d.k == 4096);
+}
+
+TEST_CASE("gemm dims: square points and points that name M, N and K read as they are") {
+  const auto d = mgbench::bench::gemm_dims(Params{{"m", 2048}, {"n", 8192}, {"k", 4096}});
+  CHECK(d.m == 2048);
+  CHECK(d.n == 8192);
+  CHECK(d.k == 4096);
+  CHECK_THROWS_AS(mgbench::bench::gemm_dims(Params{{"batch", 8}}), mgbench::UsageError);
 }
 
 TEST_CASE("gemm expand: batch points cross every hidden size and follow the square points") {
@@ -87,9 +101,9 @@ TEST_CASE("gemm expand: batch points cross every hidden size and follow the squa
   std::set<std::pair<std::int64_t, std::int64_t>> batch_shapes;
   for (std::size_t i = 1; i < points.size(); ++i) {
     CHECK(points[i].at("shape") == "batch");
-    CHECK(points[i].at("n") == points[i].at("k"));
-    batch_shapes.insert({points[i].at("m").get<std::int64_t>(),
-                         points[i].at("n").get<std::int64_t>()});
+    CHECK_FALSE(points[i].contains("m"));
+    batch_shapes.insert({points[i].at("batch").get<std::int64_t>(),
+                         points[i].at("hidden").get<std::int64_t>()});
   }
   CHECK(batch_shapes.size() == 4);
 }
@@ -309,4 +323,31 @@ TEST_CASE("own vs cuBLAS summary pairs the two impls of one shape, dtype and met
   points = {gemm_point("cublas", "bf16", 2048, 700.0, "host"),
             gemm_point("mgbench", "bf16", 2048, 630.0, "host")};
   CHECK(mgbench::bench::own_vs_cublas_summary(points)[0]["shape"] == "2048x8192x8192");
+}
+
+TEST_CASE("gemm expand: shape=MxNxK points follow the square points, M, N, K as given") {
+  AxisValues v = axis_values({4096}, {}, {}, {"bf16"}, {"cublas"});
+  v["shape"] = texts({"8192x6144x4096", "8192x4096x14336"});
+  const auto points = expand_gemm_points(v);
+  REQUIRE(points.size() == 3);
+  CHECK(points[0]["shape"] == "square");
+  CHECK(points[1]["shape"] == "8192x6144x4096");
+  CHECK((points[1]["m"] == 8192 && points[1]["n"] == 6144 && points[1]["k"] == 4096));
+  CHECK((points[2]["m"] == 8192 && points[2]["n"] == 4096 && points[2]["k"] == 14336));
+  const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[2]);
+  CHECK((d.m == 8192 && d.n == 4096 && d.k == 14336));
+  CHECK(gemm_metrics(points[1], 1, 1.0)["tflops_per_gpu"].get<double>() ==
+        2.0 * 8192 * 6144 * 4096 / 1e12);
+}
+
+TEST_CASE("gemm shape: MxNxK of positive integers, anything else refused") {
+  using mgbench::bench::parse_gemm_shape;
+  const auto d = parse_gemm_shape("1x2x3", 100);
+  CHECK((d.m == 1 && d.n == 2 && d.k == 3));
+  CHECK(parse_gemm_shape("100x100x100", 100).k == 100);
+  for (const char* bad : {"", "8192", "8192x4096", "8192x4096x", "x1x2", "1x2x3x4", "0x2x3",
+                          "1x-2x3", "1x2xk", "101x1x1", "1 x2x3", "1x2x99999999999"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS(parse_gemm_shape(bad, 100), mgbench::UsageError);
+  }
 }

@@ -9,19 +9,6 @@
 using namespace mgbench;
 using Strings = std::vector<std::string>;
 
-TEST_CASE("fanout_command starts one process per host with mpirun or srun") {
-  const Strings cmd{"/opt/mgbench", "doctor", "--fingerprint"};
-  CHECK(fanout_command(Launcher::mpirun, {"a", "b"}, cmd) ==
-        Strings{"mpirun", "--host", "a,b", "-np", "2", "--map-by", "ppr:1:node", "/opt/mgbench",
-                "doctor", "--fingerprint"});
-  CHECK(fanout_command(Launcher::srun, {"a", "b"}, cmd) ==
-        Strings{"srun", "--ntasks-per-node=1", "--nodes=2", "--nodelist=a,b", "/opt/mgbench",
-                "doctor", "--fingerprint"});
-  CHECK(fanout_command(Launcher::srun, {}, cmd) ==
-        Strings{"srun", "--ntasks-per-node=1", "/opt/mgbench", "doctor", "--fingerprint"});
-  CHECK_THROWS_AS(fanout_command(Launcher::local, {"a"}, cmd), UsageError);
-}
-
 TEST_CASE("parse_fingerprint_lines keeps marked lines and reports the unanswered hosts") {
   const std::string out = std::string("launcher chatter\n") + kFingerprintMarker +
                           R"({"host":"a","error":"","environment":{"gpu_count":8}})" + "\n" +

@@ -100,10 +100,10 @@ TEST_CASE("offers: the best offer per row, by throughput and per dollar", "[offe
       {"a", "a.json", &a, 2.49}, {"b", "b.json", &b, 1.80}, {"c", "c.json", &c, 3.10}};
   const auto cmp = mgbench::compare_offers(offers, tflops());
   const auto& one = row_for(cmp, 1);
-  CHECK(one.best_throughput == 2);  // c: 110
-  CHECK(one.best_per_dollar == 1);  // b: 90 / 1.80 = 50 per $/h
+  CHECK(one.best_throughput.offer == 2);  // c: 110
+  CHECK(one.best_per_dollar.offer == 1);  // b: 90 / 1.80 = 50 per $/h
   const auto& eight = row_for(cmp, 8);
-  CHECK(eight.best_throughput == 0);  // a: 800 > b: 720 > c: 704
+  CHECK(eight.best_throughput.offer == 0);  // a: 800 > b: 720 > c: 704
   const auto json = mgbench::offers_to_json(cmp);
   CHECK(json.at("tables").at(0).at("rows").at(0).at("best_per_dollar") == "b");
 }
@@ -114,7 +114,7 @@ TEST_CASE("offers: a point missing from an offer is a cell without values", "[of
   const auto cmp = mgbench::compare_offers({{"a", "a", &a, 1.0}, {"b", "b", &b, 1.0}}, tflops());
   const auto& eight = row_for(cmp, 8);
   CHECK_FALSE(eight.cells[1].present);
-  CHECK(eight.best_throughput == -1);  // one offer only: no "best"
+  CHECK(eight.best_throughput.offer == -1);  // one offer only: no "best"
 }
 
 TEST_CASE("offers: a failed point shows its status and no figure", "[offers]") {

@@ -217,3 +217,35 @@ TEST_CASE("option --baseline each with --gpus 2,4 measures GPU 0 alone too") {
   }
   CHECK(alone == std::set<int>{0, 1, 2, 3});
 }
+
+namespace {
+
+// A workload whose "wide" points need at least 2 GPUs (Workload::fits).
+const bool registered_fits = mgbench::register_workload(
+    mgbench::Workload("zz_test_fits")
+        .summary("test-only workload")
+        .axis(mgbench::Axis::text("kind", {"narrow", "wide"}))
+        .fits([](const mgbench::Params& p, int gpus, int) {
+          return p.value("kind", "") == "wide" && gpus < 2 ? "wide needs 2 GPUs" : "";
+        })
+        .throughput("x", "units"));
+
+}  // namespace
+
+TEST_CASE("points that cannot run on a GPU count are left out of its group, with a note") {
+  REQUIRE(registered_fits);
+  mgbench::SweepOptions o;
+  o.workloads = {"zz_test_fits"};
+  o.gpu_counts = {1, 2};
+  const auto plan = mgbench::make_plan(o, 2);
+  REQUIRE(plan.groups.size() == 2);
+  REQUIRE(plan.groups[0].points.size() == 1);
+  CHECK(plan.groups[0].points[0].params["kind"] == "narrow");
+  CHECK(plan.groups[1].points.size() == 2);
+  CHECK(plan.total_points == 3);
+  bool noted = false;
+  for (const auto& n : plan.notes) {
+    noted = noted || n == "zz_test_fits on 1 GPU: 1 point left out: wide needs 2 GPUs";
+  }
+  CHECK(noted);
+}

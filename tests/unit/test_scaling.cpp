@@ -90,15 +90,15 @@ TEST_CASE("weak scaling: speedup X(N)/X(1) and efficiency S/N") {
   CHECK(s.rows[3].point_index == 3);
 }
 
-TEST_CASE("weak scaling: Karp-Flatt serial fraction for N > 1 only") {
+TEST_CASE("weak scaling: Gustafson's serial fraction for N > 1, no Karp-Flatt") {
   const ScalingSeries s = only(compute_scaling(weak_table(), ScalingMode::weak, lookup));
-  CHECK_FALSE(s.rows[0].karp_flatt.has_value());
-  // (1/1.9 - 1/2) / (1 - 1/2) = 0.0263157895 / 0.5
-  CHECK(s.rows[1].karp_flatt.value() == Approx(0.0526315789));
-  // (1/3.6 - 1/4) / (3/4) = 0.0277777778 / 0.75
-  CHECK(s.rows[2].karp_flatt.value() == Approx(0.0370370370));
-  // (1/6.8 - 1/8) / (7/8) = 0.0220588235 / 0.875
-  CHECK(s.rows[3].karp_flatt.value() == Approx(0.0252100840));
+  CHECK_FALSE(s.rows[0].gustafson.has_value());
+  // Scaled speedup S = N - s (N - 1): s = (N - S) / (N - 1).
+  CHECK(s.rows[1].gustafson.value() == Approx(0.1));           // (2 - 1.9) / 1
+  CHECK(s.rows[2].gustafson.value() == Approx(0.1333333333));  // (4 - 3.6) / 3
+  CHECK(s.rows[3].gustafson.value() == Approx(0.1714285714));  // (8 - 6.8) / 7
+  // Karp-Flatt assumes a fixed total workload, which weak scaling does not have.
+  for (const auto& r : s.rows) CHECK_FALSE(r.karp_flatt.has_value());
 }
 
 TEST_CASE("weak scaling: marginal efficiency X(N) / (2 X(N/2))") {
@@ -202,10 +202,23 @@ TEST_CASE("points that are not ok are left out of the series") {
   CHECK(s.rows.back().gpus == 2);
 }
 
-TEST_CASE("a failed 1-GPU baseline leaves the group without a series") {
+TEST_CASE("a 1-GPU baseline without a result: the next GPU count is the baseline, and why") {
   std::vector<PointResult> points = weak_table();
   points[0].status = Status::wrong;
-  CHECK(compute_scaling(points, ScalingMode::weak, lookup).empty());
+  const ScalingSeries s = only(compute_scaling(points, ScalingMode::weak, lookup));
+  CHECK(s.baseline_gpus == 2);
+  CHECK(s.no_baseline == "the 1-GPU point gave a wrong result");
+  REQUIRE(s.rows.size() == 3);
+  CHECK(s.rows[0].gpus == 2);
+  CHECK(s.rows[0].speedup == Approx(1.0));
+  // Against 2 GPUs: S(8) = 680 / 190 = 3.579 for 4x the GPUs, E = 0.895.
+  CHECK(s.rows[2].speedup == Approx(680.0 / 190.0));
+  CHECK(s.rows[2].efficiency == Approx(680.0 / 190.0 / 4.0));
+  // n = N / 2 in the serial fraction too: (4 - 3.579) / 3.
+  CHECK(s.rows[2].gustafson.value() == Approx((4.0 - 680.0 / 190.0) / 3.0));
+  points[0].status = Status::timeout;
+  CHECK(only(compute_scaling(points, ScalingMode::weak, lookup)).no_baseline ==
+        "the 1-GPU point timed out");
 }
 
 TEST_CASE("workloads without a throughput metric are skipped") {
@@ -223,7 +236,7 @@ TEST_CASE("a point missing the throughput metric is left out") {
   CHECK_FALSE(s.rows[2].marginal_efficiency.has_value());  // 4 is missing
 }
 
-TEST_CASE("several ok points at one GPU count: the lowest plan index is the one used") {
+TEST_CASE("two GPUs alone: the baseline is the upper middle, the faster one") {
   std::vector<PointResult> points = weak_table();
   PointResult later = point(9, "gemm", kGemmParams, 1, 50.0, 0.02);  // e.g. --baseline each
   later.devices = {3};
@@ -231,6 +244,24 @@ TEST_CASE("several ok points at one GPU count: the lowest plan index is the one 
   const ScalingSeries s = only(compute_scaling(points, ScalingMode::weak, lookup));
   CHECK(s.rows[0].point_index == 0);
   CHECK(s.rows[3].speedup == Approx(6.8));
+  CHECK(s.baseline == "the median of 2 GPUs measured alone (GPU 0)");
+}
+
+TEST_CASE("baseline each: the median GPU alone is the baseline, not the first one") {
+  std::vector<PointResult> points = weak_table();  // GPU 0 alone: 100
+  const double alone[] = {98.0, 85.0, 99.0, 101.0};  // GPUs 1..4 alone
+  for (int d = 1; d <= 4; ++d) {
+    PointResult p = point(10 + static_cast<std::size_t>(d), "gemm", kGemmParams, 1,
+                          alone[d - 1], 0.01);
+    p.devices = {d};
+    points.push_back(p);
+  }
+  // Sorted: 85 (GPU 2), 98 (1), 99 (3), 100 (0), 101 (4): the middle is GPU 3 at 99.
+  const ScalingSeries s = only(compute_scaling(points, ScalingMode::weak, lookup));
+  CHECK(s.baseline == "the median of 5 GPUs measured alone (GPU 3)");
+  CHECK(s.rows[0].point_index == 13);
+  CHECK(s.rows[0].throughput == 99.0);
+  CHECK(s.rows[3].speedup == Approx(680.0 / 99.0));
 }
 
 TEST_CASE("series are grouped by parameters and sorted by workload then parameters") {
@@ -252,6 +283,7 @@ TEST_CASE("scaling series round-trip through JSON with null for absent values") 
   const Json j = std::vector<ScalingSeries>{s};
   REQUIRE(j.is_array());
   CHECK(j[0].at("rows")[0].at("karp_flatt").is_null());
+  CHECK(j[0].at("rows")[0].at("gustafson").is_null());
   CHECK(j[0].at("rows")[0].at("marginal_efficiency").is_null());
   CHECK(j[0].at("rows")[3].at("efficiency").get<double>() == Approx(0.85));
   const ScalingSeries back = j[0].get<ScalingSeries>();
@@ -259,8 +291,8 @@ TEST_CASE("scaling series round-trip through JSON with null for absent values") 
   CHECK(back.params == s.params);
   CHECK(back.mode == "weak");
   REQUIRE(back.rows.size() == 4);
-  CHECK_FALSE(back.rows[0].karp_flatt.has_value());
-  CHECK(back.rows[3].karp_flatt.value() == Approx(0.0252100840));
+  CHECK_FALSE(back.rows[0].gustafson.has_value());
+  CHECK(back.rows[3].gustafson.value() == Approx(0.1714285714));
   CHECK(back.rows[3].point_index == 3);
 }
 

@@ -1,6 +1,7 @@
 // The workloads as the binary registers them: axes, defaults per profile, throughput metrics.
 // Runs on the CPU (declarations need no GPU); this binary links the workloads and so cuBLAS and
 // NCCL, which the unit-test binary must not.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -159,4 +160,28 @@ TEST_CASE("every workload's headline has a % of peak, of a peak kind the reports
   CHECK(kind_of("p2p", "GBps_per_pair") == mgbench::LimitKind::peer_link);
   CHECK(kind_of("allreduce", "busbw_GBps") == mgbench::LimitKind::peer_link);
   CHECK(kind_of("train_step", "model_tflops_per_gpu") == mgbench::LimitKind::tflops);
+}
+
+TEST_CASE("every workload declares what it measures: `mgbench accept` picks its stages by it") {
+  using mgbench::WorkloadCategory;
+  std::vector<std::string> communication, single_vs_all;
+  for (const auto& w : mgbench::workloads()) {
+    INFO(w.name());
+    if (w.name() == "selftest") {
+      CHECK(w.category() == WorkloadCategory::other);  // the test workload is in no stage
+      continue;
+    }
+    CHECK(w.category() != WorkloadCategory::other);
+    const bool talks =
+        w.category() == WorkloadCategory::peer || w.category() == WorkloadCategory::collective;
+    (talks ? communication : single_vs_all).push_back(w.name());
+  }
+  // The collectives that exist today, and the data path and compute of the issue's stage 3.
+  for (const char* name : {"allreduce", "p2p"}) {
+    CHECK(std::find(communication.begin(), communication.end(), name) != communication.end());
+  }
+  for (const char* name : {"gemm", "membw", "h2d", "train_step"}) {
+    CHECK(std::find(single_vs_all.begin(), single_vs_all.end(), name) != single_vs_all.end());
+  }
+  CHECK(std::string(mgbench::to_string(WorkloadCategory::collective)) == "collective");
 }

@@ -381,6 +381,7 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
                      std::to_string(next.points.size()) +
                      ") by workload, parameters and GPU count");
   }
+  std::map<std::string, Presentation> presentations;  // of the base run, per workload
   for (const auto& [b, n] : match.pairs) {
     std::string change = implementation_change(*b, *n);
     if (!change.empty()) cmp.implementation_changes.push_back(std::move(change));
@@ -397,6 +398,11 @@ Comparison compare_runs(const RunResult& base, const RunResult& next, const Comp
     PointComparison& pc = cmp.points.back();
     pc.base_of_peak = share_fraction(base_peaks.find(b->index, pc.quantity.metric));
     pc.new_of_peak = share_fraction(new_peaks.find(n->index, pc.quantity.metric));
+    auto pres = presentations.find(b->workload);
+    if (pres == presentations.end()) {
+      pres = presentations.emplace(b->workload, presentation_for(base, b->workload)).first;
+    }
+    pc.parts = step_parts(*b, *n, pres->second);
   }
   if (cmp.points.empty()) {
     const NotCompared& first = cmp.not_compared.back();

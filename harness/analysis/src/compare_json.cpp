@@ -15,7 +15,7 @@ namespace {
 Json point_json(const PointComparison& p) {
   Json noise = nullptr;
   if (p.noise) noise = Json{{"relative", p.noise->relative}, {"runs", p.noise->runs}};
-  return Json{{"key", p.key},
+  Json j{{"key", p.key},
               {"workload", p.workload},
               {"params", params_json_or_empty(p.params)},
               {"gpus", p.gpus},
@@ -32,6 +32,14 @@ Json point_json(const PointComparison& p) {
               {"reason", p.reason},
               {"base_of_peak", p.base_of_peak ? Json(*p.base_of_peak) : Json()},
               {"new_of_peak", p.new_of_peak ? Json(*p.new_of_peak) : Json()}};
+  if (!p.parts.empty()) {
+    Json parts = Json::array();
+    for (const PartChange& part : p.parts) {
+      parts.push_back(Json{{"label", part.label}, {"base_s", part.base_s}, {"new_s", part.new_s}});
+    }
+    j["parts"] = std::move(parts);
+  }
+  return j;
 }
 
 Json unmatched_json(const std::vector<UnmatchedPoint>& list) {
@@ -123,6 +131,7 @@ Json offers_to_json(const OfferComparison& cmp) {
                           {"host", s.host},
                           {"gpu_model", s.gpu_model},
                           {"gpu_count", s.gpu_count},
+                          {"nodes", s.nodes},
                           {"interconnect", s.interconnect},
                           {"driver", s.driver},
                           {"cuda", s.cuda},
@@ -137,18 +146,28 @@ Json offers_to_json(const OfferComparison& cmp) {
     for (const OfferRow& r : t.rows) {
       Json cells = Json::array();
       for (const OfferCell& c : r.cells) cells.push_back(offer_cell_json(c));
-      auto best = [&](int index) {
-        return index >= 0 ? Json(cmp.offers[static_cast<std::size_t>(index)].label) : Json(nullptr);
-      };
-      rows.push_back(Json{{"params", r.params},
-                          {"gpus", r.gpus},
-                          {"cells", std::move(cells)},
-                          {"best_throughput", best(r.best_throughput)},
-                          {"best_per_watt", best(r.best_per_watt)},
-                          {"best_per_dollar", best(r.best_per_dollar)}});
+      // The best offer's label, null without one or on a tie ("tie_*" lists the tied labels).
+      Json row{{"params", r.params}, {"gpus", r.gpus}, {"cells", std::move(cells)}};
+      const std::pair<const char*, const BestOffer*> bests[] = {
+          {"throughput", &r.best_throughput},
+          {"per_watt", &r.best_per_watt},
+          {"per_dollar", &r.best_per_dollar}};
+      for (const auto& [name, best] : bests) {
+        const auto label = [&](int i) { return cmp.offers[static_cast<std::size_t>(i)].label; };
+        row[std::string("best_") + name] =
+            best->offer >= 0 && !best->tie() ? Json(label(best->offer)) : Json(nullptr);
+        if (best->tie()) {
+          Json tied = Json::array();
+          for (int i : best->tied) tied.push_back(label(i));
+          row[std::string("tie_") + name] = std::move(tied);
+        }
+      }
+      if (!r.devices.empty()) row["devices"] = r.devices;
+      rows.push_back(std::move(row));
     }
     tables.push_back(Json{{"workload", t.workload},
                           {"quantity", quantity_json(t.quantity)},
+                          {"per_gpu_quantity", t.per_gpu_quantity},
                           {"rows", std::move(rows)}});
   }
   j["tables"] = std::move(tables);

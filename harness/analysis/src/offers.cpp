@@ -2,6 +2,7 @@
 // one table per workload with throughput, efficiency, per watt and per dollar side by side.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -43,8 +44,10 @@ void describe_gpus(const Json& env, const RunResult& run, OfferSummary& s) {
       it->second += 1;
     ++s.gpu_count;
   }
-  if (s.gpu_count == 0) {
-    for (const PointResult& p : run.points) s.gpu_count = std::max(s.gpu_count, p.gpus);
+  // Points across nodes ran on more GPUs than the submitting host's environment lists.
+  for (const PointResult& p : run.points) {
+    s.gpu_count = std::max(s.gpu_count, p.gpus);
+    s.nodes = std::max(s.nodes, p.placement.nodes);
   }
   for (std::size_t i = 0; i < models.size(); ++i) {
     const std::string name = models[i].first.empty() ? "unknown GPU" : models[i].first;
@@ -169,39 +172,80 @@ std::string describe_platform(const Json& env) {
 
 // ---- the tables ----------------------------------------------------------------------------
 
-// A table's row keys: per workload the (params, gpus) pairs in first-seen order of the
-// parameter set, then by GPU count. Every lookup is hashed: offers come from other machines and
-// may hold many points.
-struct RowKeys {
-  std::map<std::string, std::vector<std::pair<std::string, int>>> rows;  // workload -> keys
-  std::map<std::string, Params> params_of;                               // dump -> params
+// A table's row keys: per workload the (params, gpus, devices) rows in first-seen order of the
+// parameter set, then by GPU count and devices. A 1-GPU configuration that some offer measured
+// on several GPUs alone (--baseline each) gets one row per device in every offer, so that a slow
+// GPU keeps its row. Every lookup is hashed: offers come from other machines and may hold many
+// points.
+struct RowKey {
+  std::string pk;
+  int gpus = 1;
+  std::vector<int> devices;  // only for the per-device 1-GPU rows
 };
 
-std::string row_key(const std::string& workload, const std::string& pk, int gpus) {
-  return workload + '\n' + pk + '\n' + std::to_string(gpus);
+struct RowKeys {
+  std::map<std::string, std::vector<RowKey>> rows;  // workload -> keys
+  std::map<std::string, Params> params_of;          // dump -> params
+  std::unordered_set<std::string> per_device;       // workload + pk of per-device 1-GPU rows
+};
+
+std::string params_key(const PointResult& p) {
+  return params_json_or_empty(p.params).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string row_key(const std::string& workload, const std::string& pk, int gpus,
+                    const std::vector<int>& devices = {}) {
+  std::string key = workload + '\n' + pk + '\n' + std::to_string(gpus);
+  for (int d : devices) key += ',' + std::to_string(d);
+  return key;
+}
+
+// The 1-GPU configurations an offer measured on more than one device.
+std::unordered_set<std::string> per_device_configs(const std::vector<Offer>& offers) {
+  std::unordered_set<std::string> out;
+  for (const Offer& offer : offers) {
+    std::unordered_map<std::string, std::vector<int>> seen;
+    for (const PointResult& p : offer.run->points) {
+      if (p.gpus != 1 || p.devices.size() != 1) continue;
+      const std::string config = p.workload + '\n' + params_key(p);
+      auto& devices = seen[config];
+      if (std::find(devices.begin(), devices.end(), p.devices.front()) == devices.end()) {
+        devices.push_back(p.devices.front());
+      }
+      if (devices.size() > 1) out.insert(config);
+    }
+  }
+  return out;
+}
+
+std::vector<int> row_devices(const RowKeys& keys, const PointResult& p, const std::string& pk) {
+  if (p.gpus == 1 && keys.per_device.count(p.workload + '\n' + pk)) return p.devices;
+  return {};
 }
 
 RowKeys collect_row_keys(const std::vector<Offer>& offers) {
   RowKeys keys;
+  keys.per_device = per_device_configs(offers);
   std::unordered_set<std::string> seen_rows;
   std::unordered_map<std::string, std::size_t> param_rank;  // workload + pk -> first-seen rank
   for (const Offer& offer : offers) {
     for (const PointResult& p : offer.run->points) {
-      const Json params = params_json_or_empty(p.params);
-      const std::string pk = params.dump(-1, ' ', false, Json::error_handler_t::replace);
-      if (seen_rows.insert(row_key(p.workload, pk, p.gpus)).second) {
-        keys.rows[p.workload].emplace_back(pk, p.gpus);
+      const std::string pk = params_key(p);
+      const std::vector<int> devices = row_devices(keys, p, pk);
+      if (seen_rows.insert(row_key(p.workload, pk, p.gpus, devices)).second) {
+        keys.rows[p.workload].push_back({pk, p.gpus, devices});
       }
       param_rank.emplace(p.workload + '\n' + pk, param_rank.size());
-      keys.params_of.emplace(pk, params);
+      keys.params_of.emplace(pk, params_json_or_empty(p.params));
     }
   }
   for (auto& [workload, rows] : keys.rows) {
     const std::string& w = workload;
-    std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
-      const std::size_t ia = param_rank.at(w + '\n' + a.first);
-      const std::size_t ib = param_rank.at(w + '\n' + b.first);
-      return ia != ib ? ia < ib : a.second < b.second;
+    std::stable_sort(rows.begin(), rows.end(), [&](const RowKey& a, const RowKey& b) {
+      const std::size_t ia = param_rank.at(w + '\n' + a.pk);
+      const std::size_t ib = param_rank.at(w + '\n' + b.pk);
+      if (ia != ib) return ia < ib;
+      return a.gpus != b.gpus ? a.gpus < b.gpus : a.devices < b.devices;
     });
   }
   return keys;
@@ -210,21 +254,38 @@ RowKeys collect_row_keys(const std::vector<Offer>& offers) {
 // Each offer's points by row key; an ok point wins when the configuration appears more than
 // once.
 using PointIndex = std::unordered_map<std::string, const PointResult*>;
-PointIndex index_points(const RunResult& run) {
+PointIndex index_points(const RunResult& run, const RowKeys& keys) {
   PointIndex index;
   for (const PointResult& p : run.points) {
-    const std::string pk =
-        params_json_or_empty(p.params).dump(-1, ' ', false, Json::error_handler_t::replace);
-    const PointResult*& slot = index[row_key(p.workload, pk, p.gpus)];
+    const std::string pk = params_key(p);
+    const PointResult*& slot = index[row_key(p.workload, pk, p.gpus, row_devices(keys, p, pk))];
     if (!slot || (slot->status != Status::ok && p.status == Status::ok)) slot = &p;
   }
   return index;
 }
 
 const PointResult* find_point(const PointIndex& index, const std::string& workload,
-                              const std::string& pk, int gpus) {
-  const auto it = index.find(row_key(workload, pk, gpus));
+                              const RowKey& key) {
+  const auto it = index.find(row_key(workload, key.pk, key.gpus, key.devices));
   return it == index.end() ? nullptr : it->second;
+}
+
+// True when a run has ok 1-GPU points of the workload and none carries the quantity while some
+// larger point does: a per-GPU figure that does not add across GPUs (bus bandwidth).
+bool undefined_alone(const RunResult& run, const std::string& workload, const Quantity& q) {
+  if (q.metric.empty()) return false;
+  bool alone = false, defined_alone = false, defined_more = false;
+  for (const PointResult& p : run.points) {
+    if (p.workload != workload || p.status != Status::ok) continue;
+    const bool has = quantity_value(p, q).has_value();
+    if (p.gpus == 1) {
+      alone = true;
+      defined_alone = defined_alone || has;
+    } else {
+      defined_more = defined_more || has;
+    }
+  }
+  return alone && !defined_alone && defined_more;
 }
 
 // The point's "<metric>_per_watt", else throughput over the sum of its GPUs' average power.
@@ -246,8 +307,9 @@ std::optional<double> per_watt(const PointResult& point, const Quantity& quantit
   return std::nullopt;
 }
 
-OfferCell make_cell(const PointResult* point, const Offer& offer, const Quantity& quantity,
+OfferCell make_cell(const PointResult* point, const Offer& offer, const OfferTable& table,
                     const EffIndex& effs, int gpus, const CompareOptions& options) {
+  const Quantity& quantity = table.quantity;
   OfferCell cell;
   if (!point) return cell;
   cell.present = true;
@@ -257,7 +319,7 @@ OfferCell make_cell(const PointResult* point, const Offer& offer, const Quantity
       !unreliable_reason(*point, options.throttle_limit, options.power_cap_throttles).empty();
   cell.throughput = quantity_value(*point, quantity);
   cell.efficiency = point_efficiency(effs, *point);
-  if (cell.throughput && quantity.higher_is_better) {
+  if (cell.throughput && quantity.higher_is_better && !table.per_gpu_quantity) {
     cell.per_watt = per_watt(*point, quantity, *cell.throughput);
     if (offer.price_per_gpu_hour && *offer.price_per_gpu_hour > 0) {
       cell.per_dollar = *cell.throughput / (*offer.price_per_gpu_hour * gpus);
@@ -266,19 +328,30 @@ OfferCell make_cell(const PointResult* point, const Offer& offer, const Quantity
   return cell;
 }
 
-// The offer with the best value of `field`, or -1 unless at least two offers have one.
-int best_offer(const std::vector<OfferCell>& cells, std::optional<double> OfferCell::*field,
-               bool higher) {
-  int index = -1, present = 0;
+// The offer with the best value of `field` (none unless at least two offers have one), and every
+// offer within `margin` (relative) of it: a tie when more than one.
+BestOffer best_offer(const std::vector<OfferCell>& cells, std::optional<double> OfferCell::*field,
+                     bool higher, double margin) {
+  BestOffer best;
+  int present = 0;
   for (std::size_t o = 0; o < cells.size(); ++o) {
     const auto& v = cells[o].*field;
     if (!v) continue;
     ++present;
-    if (index < 0 || (higher ? *v > *(cells[index].*field) : *v < *(cells[index].*field))) {
-      index = static_cast<int>(o);
-    }
+    const auto& b = best.offer < 0 ? v : cells[static_cast<std::size_t>(best.offer)].*field;
+    if (best.offer < 0 || (higher ? *v > *b : *v < *b)) best.offer = static_cast<int>(o);
   }
-  return present >= 2 ? index : -1;
+  if (present < 2) return {};
+  const double top = *(cells[static_cast<std::size_t>(best.offer)].*field);
+  best.tied.push_back(best.offer);
+  for (std::size_t o = 0; o < cells.size(); ++o) {
+    const auto& v = cells[o].*field;
+    if (!v || static_cast<int>(o) == best.offer) continue;
+    const double gap = std::fabs(*v - top) / std::max(std::fabs(*v), std::fabs(top));
+    if (gap <= margin) best.tied.push_back(static_cast<int>(o));
+  }
+  if (!best.tie()) best.tied.clear();
+  return best;
 }
 
 }  // namespace
@@ -313,23 +386,30 @@ OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOp
   }
   RowKeys keys = collect_row_keys(offers);
   std::vector<PointIndex> indexes;
-  for (const Offer& offer : offers) indexes.push_back(index_points(*offer.run));
+  for (const Offer& offer : offers) indexes.push_back(index_points(*offer.run, keys));
+  const double margin = options.threshold;
+  result.tie_margin = margin;
   for (const auto& [workload, rows] : keys.rows) {
     OfferTable table;
     table.workload = workload;
     table.quantity = quantity_for(workload, options);
-    for (const auto& [pk, gpus] : rows) {
+    for (const Offer& offer : offers) {
+      table.per_gpu_quantity =
+          table.per_gpu_quantity || undefined_alone(*offer.run, workload, table.quantity);
+    }
+    for (const RowKey& key : rows) {
       OfferRow row;
-      row.params = keys.params_of[pk];
-      row.gpus = gpus;
+      row.params = keys.params_of[key.pk];
+      row.gpus = key.gpus;
+      row.devices = key.devices;
       for (std::size_t o = 0; o < offers.size(); ++o) {
-        const PointResult* point = find_point(indexes[o], workload, pk, gpus);
-        row.cells.push_back(make_cell(point, offers[o], table.quantity, effs[o], gpus, options));
+        const PointResult* point = find_point(indexes[o], workload, key);
+        row.cells.push_back(make_cell(point, offers[o], table, effs[o], key.gpus, options));
       }
-      row.best_throughput =
-          best_offer(row.cells, &OfferCell::throughput, table.quantity.higher_is_better);
-      row.best_per_watt = best_offer(row.cells, &OfferCell::per_watt, true);
-      row.best_per_dollar = best_offer(row.cells, &OfferCell::per_dollar, true);
+      row.best_throughput = best_offer(row.cells, &OfferCell::throughput,
+                                       table.quantity.higher_is_better, margin);
+      row.best_per_watt = best_offer(row.cells, &OfferCell::per_watt, true, margin);
+      row.best_per_dollar = best_offer(row.cells, &OfferCell::per_dollar, true, margin);
       table.rows.push_back(std::move(row));
     }
     result.tables.push_back(std::move(table));

@@ -24,17 +24,6 @@ bool has_integer_batch(const Params& params) {
   return it != params.end() && it->is_number_integer();
 }
 
-// The parameters that identify a series: as-is (weak), or with the per-GPU batch turned into
-// the global batch (strong).
-Params series_params(const PointResult& point, ScalingMode mode) {
-  if (mode == ScalingMode::weak || !has_integer_batch(point.params)) return point.params;
-  Params params = point.params;
-  const std::int64_t batch = params.at("batch").get<std::int64_t>();
-  params.erase("batch");
-  params["global_batch"] = batch * static_cast<std::int64_t>(point.gpus);
-  return params;
-}
-
 struct Candidate {
   const PointResult* point = nullptr;
   double throughput = 0;
@@ -46,8 +35,9 @@ struct Group {
   ThroughputMetric metric;
   bool strong = false;
   std::map<int, Candidate> by_gpus;  // lowest plan index per GPU count
+  std::vector<Candidate> alone;      // every ok 1-GPU point (several with --baseline each)
+  std::string baseline_failed;       // the status of a 1-GPU point without a result
 };
-
 
 // Caches the lookup per workload.
 class MetricCache {
@@ -66,11 +56,31 @@ class MetricCache {
 
 using Groups = std::map<std::pair<std::string, std::string>, Group>;  // sorted output order
 
+// "failed", "timed out", ...: what became of a point without a result.
+std::string outcome_words(Status status) {
+  switch (status) {
+    case Status::timeout: return "timed out";
+    case Status::oom: return "ran out of memory";
+    case Status::wrong: return "gave a wrong result";
+    default: return "failed";
+  }
+}
+
+bool without_result(Status status) {
+  return status == Status::failed || status == Status::timeout || status == Status::oom ||
+         status == Status::wrong;
+}
+
 Groups group_points(const std::vector<PointResult>& points, ScalingMode mode,
                     const ThroughputLookup& lookup) {
   MetricCache metrics(lookup);
   Groups groups;
+  std::map<std::pair<std::string, std::string>, std::string> failed_alone;
   for (const PointResult& point : points) {
+    if (point.gpus == 1 && without_result(point.status)) {
+      failed_alone.emplace(std::make_pair(point.workload, series_params(point, mode).dump()),
+                           outcome_words(point.status));
+    }
     if (point.status != Status::ok || point.gpus < 1) continue;
     const std::optional<ThroughputMetric>& metric = metrics(point.workload);
     if (!metric) continue;
@@ -86,23 +96,55 @@ Groups group_points(const std::vector<PointResult>& points, ScalingMode mode,
     }
     Candidate& slot = group.by_gpus[point.gpus];
     if (slot.point == nullptr || point.index < slot.point->index) slot = {&point, *x};
+    if (point.gpus == 1) group.alone.push_back({&point, *x});
+  }
+  for (auto& [key, group] : groups) {
+    const auto failed = failed_alone.find(key);
+    if (failed != failed_alone.end() && group.alone.empty()) group.baseline_failed = failed->second;
   }
   return groups;
 }
 
-ScalingRow make_row(const Group& group, int gpus, const Candidate& candidate, double x1,
-                    double t1) {
+// With --baseline each the 1-GPU row is the median GPU measured alone (the upper middle of an
+// even count), so that one slow or fast GPU does not set every efficiency; `text` says so.
+Candidate median_alone(const Group& group, std::string& text) {
+  std::map<int, Candidate> by_device;  // a device measured twice counts with its best
+  for (const Candidate& c : group.alone) {
+    const int device = c.point->devices.empty() ? -1 : c.point->devices.front();
+    Candidate& slot = by_device[device];
+    if (slot.point == nullptr || c.throughput > slot.throughput) slot = c;
+  }
+  if (by_device.size() < 2) return group.by_gpus.at(1);
+  std::vector<Candidate> sorted;
+  for (const auto& entry : by_device) sorted.push_back(entry.second);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Candidate& a, const Candidate& b) {
+    return a.throughput < b.throughput;
+  });
+  const Candidate& median = sorted[sorted.size() / 2];
+  const int device = median.point->devices.empty() ? -1 : median.point->devices.front();
+  text = "the median of " + std::to_string(sorted.size()) + " GPUs measured alone (GPU " +
+         std::to_string(device) + ")";
+  return median;
+}
+
+ScalingRow make_row(const Group& group, int gpus, const Candidate& candidate,
+                    const Candidate& base, int base_gpus) {
   ScalingRow row;
   row.gpus = gpus;
   row.throughput = candidate.throughput;
   row.time_s = candidate.point->stats.median;
   row.point_index = candidate.point->index;
   row.nodes = std::max(1, candidate.point->placement.nodes);
-  const double n = static_cast<double>(gpus);
-  row.speedup = group.strong ? t1 / row.time_s : candidate.throughput / x1;
+  const double n = static_cast<double>(gpus) / base_gpus;  // GPUs relative to the baseline's
+  row.speedup = group.strong ? base.point->stats.median / row.time_s
+                             : candidate.throughput / base.throughput;
   row.efficiency = row.speedup / n;
-  if (gpus > 1 && row.speedup > 0) {
-    row.karp_flatt = (1.0 / row.speedup - 1.0 / n) / (1.0 - 1.0 / n);
+  if (gpus > base_gpus && row.speedup > 0) {
+    if (group.strong) {
+      row.karp_flatt = (1.0 / row.speedup - 1.0 / n) / (1.0 - 1.0 / n);
+    } else {
+      row.gustafson = (n - row.speedup) / (n - 1.0);
+    }
   }
   if (gpus % 2 == 0) {
     const auto half = group.by_gpus.find(gpus / 2);
@@ -113,22 +155,32 @@ ScalingRow make_row(const Group& group, int gpus, const Candidate& candidate, do
   return row;
 }
 
-// The series of one group; nullopt without a usable 1-GPU baseline.
+// The series of one group; nullopt without a usable baseline. Without an ok 1-GPU point but
+// with a 1-GPU point that gave no result, the next-smallest GPU count is the baseline.
 std::optional<ScalingSeries> make_series(const Group& group) {
-  const auto base = group.by_gpus.find(1);
-  if (base == group.by_gpus.end()) return std::nullopt;  // no baseline: no speedup to compute
-  const double x1 = base->second.throughput;
-  const double t1 = base->second.point->stats.median;
-  if (!(x1 > 0) || (group.strong && !(t1 > 0))) return std::nullopt;
   ScalingSeries series;
+  auto base_it = group.by_gpus.find(1);
+  if (base_it == group.by_gpus.end()) {
+    if (group.baseline_failed.empty() || group.by_gpus.empty()) return std::nullopt;
+    base_it = group.by_gpus.begin();
+    series.no_baseline = "the 1-GPU point " + group.baseline_failed;
+  }
+  const int base_gpus = base_it->first;
+  const Candidate base = base_gpus == 1 ? median_alone(group, series.baseline) : base_it->second;
+  if (!(base.throughput > 0) || (group.strong && !(base.point->stats.median > 0))) {
+    return std::nullopt;
+  }
   series.workload = group.workload;
   series.params = group.params;
   series.metric = group.metric.name;
   series.unit = group.metric.unit;
   series.mode = group.strong ? "strong" : "weak";
+  series.baseline_gpus = base_gpus;
   for (const auto& [gpus, candidate] : group.by_gpus) {
-    if (group.strong && !(candidate.point->stats.median > 0)) continue;
-    series.rows.push_back(make_row(group, gpus, candidate, x1, t1));
+    if (gpus < base_gpus) continue;
+    const Candidate& row_point = gpus == base_gpus ? base : candidate;
+    if (group.strong && !(row_point.point->stats.median > 0)) continue;
+    series.rows.push_back(make_row(group, gpus, row_point, base, base_gpus));
   }
   series.node_split = node_split(series.rows);
   return series;
@@ -144,6 +196,23 @@ ScalingMode scaling_mode_from_string(const std::string& text) {
   if (text == "weak") return ScalingMode::weak;
   if (text == "strong") return ScalingMode::strong;
   throw UsageError("invalid scaling mode '" + text + "': expected weak or strong");
+}
+
+Params series_params(const PointResult& point, ScalingMode mode) {
+  if (mode == ScalingMode::weak || !has_integer_batch(point.params)) return point.params;
+  Params params = point.params;
+  const std::int64_t batch = params.at("batch").get<std::int64_t>();
+  params.erase("batch");
+  params["global_batch"] = batch * static_cast<std::int64_t>(point.gpus);
+  return params;
+}
+
+ScalingMode scaling_mode_of(const RunResult& run) {
+  if (!run.settings.is_object()) return ScalingMode::weak;
+  const auto it = run.settings.find("scaling");
+  return it != run.settings.end() && it->is_string() && it->get<std::string>() == "strong"
+             ? ScalingMode::strong
+             : ScalingMode::weak;
 }
 
 ThroughputLookup presentation_throughput(const RunResult& run) {

@@ -24,11 +24,6 @@ double mean_of(const std::vector<double>& v) {
   return v.empty() ? 0 : sum / static_cast<double>(v.size());
 }
 
-bool severe_reason(const std::string& name) {
-  return name == "hw_slowdown" || name == "sw_thermal" || name == "hw_thermal" ||
-         name == "hw_power_brake";
-}
-
 // Mean total throughput of the windows in [t0, t1] (a window counts when it lies inside).
 std::optional<double> mean_between(const std::vector<const SoakWindow*>& windows, double t0,
                                    double t1) {
@@ -99,7 +94,8 @@ void add_throttle(const std::vector<SoakWindow>& windows,
     for (const auto& g : w->gpus) {
       total += 1;
       const bool is_severe =
-          std::any_of(g.throttle_reasons.begin(), g.throttle_reasons.end(), severe_reason);
+          std::any_of(g.throttle_reasons.begin(), g.throttle_reasons.end(),
+                      severe_throttle_reason);
       if (is_severe) severe += g.throttle_fraction.value_or(1.0);
     }
   }
@@ -177,6 +173,11 @@ double SoakWindow::total_throughput() const {
   double sum = 0;
   for (const auto& g : gpus) sum += g.throughput;
   return sum;
+}
+
+bool severe_throttle_reason(const std::string& name) {
+  return name == "hw_slowdown" || name == "sw_thermal" || name == "hw_thermal" ||
+         name == "hw_power_brake";
 }
 
 std::vector<double> rolling_medians(const std::vector<double>& values, int n) {

@@ -28,18 +28,13 @@ namespace mgbench {
 
 namespace {
 
-struct HostsRequest {
-  Launcher launcher = Launcher::mpirun;
-  std::vector<std::string> hosts;  // empty with srun: every node of the allocation
-};
-
 // The multi-host request of the command line, if any; bad values are usage errors. Host lists
 // and hostfiles are read as the sweep reads them (slot counts are not needed here).
-std::optional<HostsRequest> hosts_request(const cxxopts::ParseResult& args) {
+std::optional<LaunchOptions> hosts_request(const cxxopts::ParseResult& args) {
   const bool has_hosts = args.count("hosts") > 0, has_file = args.count("hostfile") > 0;
   if (!has_hosts && !has_file && args.count("launcher") == 0) return std::nullopt;
   if (has_hosts && has_file) throw UsageError("give --hosts or --hostfile, not both");
-  HostsRequest request;
+  LaunchOptions request;
   request.launcher = args.count("launcher") > 0
                          ? launcher_from_string(args["launcher"].as<std::string>())
                          : default_launcher();
@@ -47,10 +42,12 @@ std::optional<HostsRequest> hosts_request(const cxxopts::ParseResult& args) {
     if (args.count("launcher") > 0) throw UsageError("--launcher for doctor: mpirun or srun");
     request.launcher = Launcher::mpirun;  // outside Slurm
   }
-  std::vector<HostSlots> hosts;
-  if (has_hosts) hosts = parse_host_list(args["hosts"].as<std::string>());
-  if (has_file) hosts = parse_hostfile(args["hostfile"].as<std::string>());
-  for (const auto& h : hosts) request.hosts.push_back(h.host);
+  if (has_hosts) request.hosts = parse_host_list(args["hosts"].as<std::string>());
+  if (has_file) request.hosts = parse_hostfile(args["hostfile"].as<std::string>());
+  read_launcher_words(args, request);
+  if (!request.forward_env.empty() && request.launcher != Launcher::mpirun) {
+    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
+  }
   const double timeout = args["host-timeout"].as<double>();
   if (!(timeout > 0 && timeout <= 3600)) throw UsageError("--host-timeout must be in (0, 3600]");
   return request;
@@ -71,6 +68,10 @@ int cmd_doctor(int argc, char** argv) {
       ("launcher", "how to reach the hosts: mpirun or srun (default: srun inside a Slurm "
                    "allocation, else mpirun)", cxxopts::value<std::string>())
       ("host-timeout", "seconds the launcher may take", cxxopts::value<double>()->default_value("300"))
+      ("launcher-arg", "give mpirun or srun this word as it is (repeatable; e.g. "
+                       "--launcher-arg=--allow-run-as-root)", cxxopts::value<std::string>())
+      ("forward-env", "mpirun: pass these variables to every host too (NAME or PREFIX*)",
+       cxxopts::value<std::string>())
       ("fingerprint", "print this host's fingerprint line (what --hosts launches)")
       ("h,help", "this help");
   const cxxopts::ParseResult args = parse_command_line(options, argc, argv);
@@ -84,8 +85,7 @@ int cmd_doctor(int argc, char** argv) {
   if (parse_only()) return 0;
   if (args.count("fingerprint") > 0) return print_host_fingerprint();
   if (across) {
-    return doctor_across_hosts(across->launcher, across->hosts,
-                               args["host-timeout"].as<double>(), json);
+    return doctor_across_hosts(*across, args["host-timeout"].as<double>(), json);
   }
 
   const DeviceInventory inventory = probe_devices();  // no GPU / driver: EnvironmentError

@@ -10,6 +10,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/reports/accept_render.hpp"
 #include "mgbench/reports/console.hpp"
 #include "mgbench/reports/csv.hpp"
 #include "mgbench/reports/gbench_json.hpp"
@@ -43,6 +44,8 @@ void write_to(const RunResult& run, const std::string& format, std::ostream& out
     reports::write_prom(run, out);
   } else if (format == "gbench") {
     reports::write_gbench_json(run, out);
+  } else if (!run.accept.is_null()) {
+    reports::render_accept_console(run, reports::Lang::en, out);  // an accept run: its checklist
   } else {
     reports::render_console(run, out);
   }
@@ -124,7 +127,12 @@ int cmd_report(int argc, char** argv) {
     const auto dir = std::filesystem::path(inputs.front()).parent_path();
     path = (dir / (format == "md" ? "report.md" : "report.html")).string();
   }
-  if (format == "html") {
+  if (!run.accept.is_null() && (format == "html" || format == "md")) {
+    // An accept run: its own report (`mgbench accept --from` renders it in another language).
+    const reports::Lang en = reports::Lang::en;
+    write_file_atomic(path, format == "html" ? reports::render_accept_html(run, en)
+                                             : reports::render_accept_markdown(run, en));
+  } else if (format == "html") {
     reports::write_html(run, path);
   } else if (format == "md") {
     reports::write_markdown(run, path);

@@ -100,7 +100,11 @@ void take_plan(const SweepOptions& from, SweepOptions& to) {
   to.settings.stopping = from.settings.stopping;
   to.scaling = from.scaling;
   to.baseline_each = from.baseline_each;
-  to.launch = from.launch;
+  // How to launch (--launcher-arg, --forward-env) is the current command line's, like paths.
+  LaunchOptions launch = from.launch;
+  launch.launcher_args = to.launch.launcher_args;
+  launch.forward_env = to.launch.forward_env;
+  to.launch = std::move(launch);
   to.nvls = from.nvls;
 }
 

@@ -19,7 +19,9 @@
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/non_finite.hpp"
+#include "mgbench/run/launched_rank.hpp"
 #include "mgbench/run/mpi_group.hpp"
+#include "mgbench/run/plan.hpp"
 #include "mgbench/run/worker.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
@@ -99,12 +101,35 @@ void arm_fatal_signal_lines(int fd, const ProcessGroup& group) {
   for (const auto& [sig, line] : f.lines) ::signal(sig, on_fatal_signal);
 }
 
+// Rank 0 of a group: the point results go on the stream; the other ranks' are dropped.
+void run_group_rank(LaunchedGroup& group, const Json& request, const RankStart& start, int fd) {
+  const GroupSpec spec = request.at("group").get<GroupSpec>();
+  group.watch_arrivals(arrival_deadline_s(spec.settings.group_timeout_s));
+  RankPlace place;
+  try {
+    place = place_rank(group, spec, start);
+  } catch (const EnvironmentError& e) {
+    group.abort_launch(e.what());  // no group can run on this launch: the sweep stops
+  }
+  if (!place.notes.empty()) {
+    Json notes = Json::array();
+    for (const auto& n : place.notes) notes.push_back(Json{{"kind", n.kind}, {"text", n.text}});
+    write_all(fd, make_worker_line(Json{{"type", "notes"}, {"notes", std::move(notes)}}));
+  }
+  PipeSink pipe(fd);
+  DropSink drop;
+  execute_group(spec, group.rank() == 0 ? static_cast<PointSink&>(pipe) : drop, &group,
+                place.node_bus_ids);
+}
+
 // One rank of a group started by mpirun or srun. Every rank's stdout is the launcher's
 // forwarded stream: rank 0 writes the protocol there, any rank writes its own `fatal` line
 // before it ends the launch, and everything else printed to stdout goes to stderr instead.
-int run_process_rank() {
+// `planned`: its node's devices, so that it selects its GPU before MPI initialises CUDA.
+int run_process_rank(const std::vector<int>& planned) {
   const int fd = ::dup(1);
   ::dup2(2, 1);
+  const RankStart start = start_rank(planned);
   const std::unique_ptr<LaunchedGroup> group = start_mpi_group(fd);
   arm_fatal_signal_lines(fd, *group);
   std::string input;
@@ -117,11 +142,13 @@ int run_process_rank() {
     write_all(fd, make_worker_line(hello));
   }
   try {
-    const GroupSpec spec = Json::parse(input).at("group").get<GroupSpec>();
-    group->watch_arrivals(arrival_deadline_s(spec.settings.group_timeout_s));
-    PipeSink pipe(fd);
-    DropSink drop;
-    execute_group(spec, group->rank() == 0 ? static_cast<PointSink&>(pipe) : drop, group.get());
+    const Json request = Json::parse(input);
+    if (request.value("mode", "") == "probe") {
+      const Json answer = probe_rank(*group, request.value("doctor", false));
+      if (group->rank() == 0) write_all(fd, make_worker_line(answer));
+    } else {
+      run_group_rank(*group, request, start, fd);
+    }
   } catch (const std::exception& e) {
     group->abort(e.what());  // says so on the stream; the other ranks may wait for this one
   }
@@ -137,11 +164,17 @@ int cmd_worker(int argc, char** argv) {
                         cxxopts::value<int>()->default_value("3"));
   options.add_options()("mpi", "one rank of a group started by mpirun or srun (results on "
                                "stdout)");
+  options.add_options()("devices", "with --mpi: the node's devices of the group, by local rank",
+                        cxxopts::value<std::string>()->default_value(""));
   options.add_options()("h,help", "this help");
   const auto args = parse_command_line(options, argc, argv);
   const int fd = args["result-fd"].as<int>();
   if (parse_only()) return 0;
-  if (args.count("mpi")) return run_process_rank();
+  if (args.count("mpi")) {
+    const std::string devices = args["devices"].as<std::string>();
+    return run_process_rank(devices.empty() ? std::vector<int>{}
+                                            : parse_device_list(devices, -1));
+  }
 
   const std::string input((std::istreambuf_iterator<char>(std::cin)),
                           std::istreambuf_iterator<char>());

@@ -12,6 +12,8 @@ namespace mgbench {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> all = {
+      {"accept", "acceptance run of a new server: checklist, verdict, report (--lang en|zh)",
+       cmd_accept},
       {"compare", "compare runs: regression verdicts, or offers side by side", cmd_compare},
       {"completion", "print a shell completion script: completion bash", cmd_completion, true},
       {"doctor", "pre-flight checks of GPUs, links, power, ECC (exit 4 on fail)", cmd_doctor},
@@ -19,6 +21,8 @@ const std::vector<Command>& commands() {
        cmd_history},
       {"info", "devices, topology, versions and the environment fingerprint", cmd_info},
       {"list", "list workloads, parameters, defaults and requirements", cmd_list},
+      {"predict", "scaling on other GPU counts, nodes and links, from a results file",
+       cmd_predict},
       {"report", "Render a results file as HTML, Markdown, CSV or text", cmd_report},
       {"soak", "sustained load over time: throughput, temperature, XIDs; \"runs stably\" verdict",
        cmd_soak},

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -47,35 +48,36 @@ int print_host_fingerprint() {
 
 namespace {
 
-std::vector<HostFingerprint> gather(Launcher launcher,
-                                    const std::vector<std::string>& hosts, double timeout_s) {
-  const char* name = to_string(launcher);
-  if (find_program(name).empty()) {
+std::vector<HostFingerprint> gather(const LaunchOptions& launch, double timeout_s) {
+  const char* name = to_string(launch.launcher);
+  if (find_program(name).empty()) {  // doctor needs no MPI: only the launcher
     throw EnvironmentError(fmt::format(
         "{} not found on PATH: install {}", name,
-        launcher == Launcher::mpirun ? "OpenMPI (apt-get install openmpi-bin)"
-                                           : "the Slurm client (apt-get install slurm-client)"));
+        launch.launcher == Launcher::mpirun ? "OpenMPI (apt-get install openmpi-bin)"
+                                            : "the Slurm client (apt-get install slurm-client)"));
   }
-  const auto argv =
-      fanout_command(launcher, hosts, {self_executable(), "doctor", "--fingerprint"});
+  const Placement placement = probe_placement(launch);
+  const PreparedLaunch prepared(launch, placement);
+  std::vector<std::string> argv = prepared.prefix();
+  argv.insert(argv.end(), {self_executable(), "doctor", "--fingerprint"});
   logging::info("doctor: {}", fmt::join(argv, " "));
   const CapturedOutput run = run_and_capture(argv, timeout_s, std::size_t{64} << 20);
   if (run.timed_out) {
     throw EnvironmentError(fmt::format("{} did not finish within {:.0f} s", name, timeout_s));
   }
-  auto answers = parse_fingerprint_lines(run.out, hosts.size());
-  if (answers.empty() || !run.exit.exited || run.exit.code != 0) {
-    throw EnvironmentError(fmt::format("{} failed ({}) with {} answer(s); its messages are above",
-                                       name, run.exit.describe(), answers.size()));
+  auto answers = parse_fingerprint_lines(run.out, static_cast<std::size_t>(placement.nodes));
+  if (run.out.find(kFingerprintMarker) == std::string::npos) {
+    // No host answered: one line on why, from what the launcher printed.
+    throw EnvironmentError(launch_failure_line(launch.launcher, run.exit.describe(), run.err));
   }
+  std::fwrite(run.err.data(), 1, run.err.size(), stderr);  // the hosts' own warnings
   return answers;
 }
 
 }  // namespace
 
-int doctor_across_hosts(Launcher launcher, const std::vector<std::string>& hosts,
-                        double timeout_s, bool json) {
-  const auto answers = gather(launcher, hosts, timeout_s);
+int doctor_across_hosts(const LaunchOptions& launch, double timeout_s, bool json) {
+  const auto answers = gather(launch, timeout_s);
   const auto checks = compare_host_fingerprints(answers);
   Json list = Json::array();
   for (const auto& a : answers) {

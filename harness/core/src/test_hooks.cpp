@@ -38,7 +38,7 @@ std::map<std::string, std::string> active() {
   // figure: a sweep it stopped must resume without it.
   for (const char* name :
        {kFakeDevices, kSlowdown, kTrainDoubleReduce, kRanksPerNode, kFakeTelemetry,
-        kPeerAccessFail}) {
+        kPeerAccessFail, kFakeGpuPerTask, kAcceptLoad, kAcceptDoctor}) {
     if (auto value = read(name)) hooks[name] = *value;
   }
   return hooks;

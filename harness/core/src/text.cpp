@@ -1,4 +1,5 @@
 #include "mgbench/core/text.hpp"
+#include "mgbench/core/ranges_text.hpp"
 
 #include <cstdint>
 
@@ -84,6 +85,19 @@ std::string one_line(std::string_view text) {
     out += c;
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::string ranges_text(const std::vector<int>& values) {
+  std::string out;
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + std::to_string(values[i]);
+    if (j >= i + 2) out += "-" + std::to_string(values[j]);
+    if (j == i + 1) out += "," + std::to_string(values[j]);
+    i = j + 1;
+  }
   return out;
 }
 

@@ -133,6 +133,12 @@ LinkLimit host_link_limit(const HardwareLimits& hw) {
                             hw.pcie_gen, hw.pcie_width)};
 }
 
+int nvlink_generation(const HardwareLimits& hw) {
+  const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
+  if (model != nullptr && model->nvlink_gen > 0) return model->nvlink_gen;
+  return nvlink_generation_of(hw.cc_major, hw.cc_minor);
+}
+
 LinkLimit peer_link_limit(const HardwareLimits& hw) {
   if (!hw.distinct_gpus || hw.nvlinks_up < 0) return {};
   const double pcie = pcie_link_GBps(hw.pcie_gen, hw.pcie_width);
@@ -143,7 +149,7 @@ LinkLimit peer_link_limit(const HardwareLimits& hw) {
   }
   const GpuModel* model = match_gpu_model(hw.gpu_name, hw.memory_bytes);
   const bool from_model = model != nullptr && model->nvlink_gen > 0;
-  const int gen = from_model ? model->nvlink_gen : nvlink_generation_of(hw.cc_major, hw.cc_minor);
+  const int gen = nvlink_generation(hw);
   const double nvlink = nvlink_link_GBps(gen) * static_cast<double>(hw.nvlinks_up);
   if (!(nvlink > 0)) return {};
   const std::string of = from_model ? "the " + model->id

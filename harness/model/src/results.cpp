@@ -243,6 +243,7 @@ void to_json(Json& j, const RunResult& r) {
            {"doctor", r.doctor},
            {"telemetry_series", r.telemetry_series}};
   if (!r.soak.is_null()) j["soak"] = r.soak;
+  if (!r.accept.is_null()) j["accept"] = r.accept;
   if (!r.peaks.empty()) j["peaks"] = r.peaks;
   if (!r.run_id.empty()) j["run_id"] = r.run_id;
 }
@@ -335,6 +336,7 @@ void from_json(const Json& j, RunResult& r) {
     r.doctor = j.contains("doctor") ? j.at("doctor") : Json();
     r.telemetry_series = j.contains("telemetry_series") ? j.at("telemetry_series") : Json();
     r.soak = j.contains("soak") ? j.at("soak") : Json();
+    r.accept = j.contains("accept") ? j.at("accept") : Json();
     if (j.contains("peaks") && j.at("peaks").is_object()) r.peaks = j.at("peaks").get<PeakReport>();
   } catch (const UsageError&) {
     throw;

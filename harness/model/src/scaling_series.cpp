@@ -31,6 +31,7 @@ void to_json(Json& j, const ScalingRow& row) {
            {"speedup", row.speedup},
            {"efficiency", row.efficiency},
            {"karp_flatt", optional_json(row.karp_flatt)},
+           {"gustafson", optional_json(row.gustafson)},
            {"marginal_efficiency", optional_json(row.marginal_efficiency)},
            {"point_index", row.point_index}};
   if (row.nodes > 1) j["nodes"] = row.nodes;
@@ -44,6 +45,7 @@ void from_json(const Json& j, ScalingRow& row) {
   row.speedup = optional_number(j, "speedup").value_or(1.0);
   row.efficiency = optional_number(j, "efficiency").value_or(1.0);
   row.karp_flatt = optional_number(j, "karp_flatt");
+  row.gustafson = optional_number(j, "gustafson");
   row.marginal_efficiency = optional_number(j, "marginal_efficiency");
   row.point_index = json_integer_or<std::size_t>(j, "point_index", 0);
   if (j.contains("nodes")) row.nodes = json_integer<int>(j.at("nodes"), "nodes", 1);
@@ -69,6 +71,9 @@ void to_json(Json& j, const ScalingSeries& series) {
            {"metric", series.metric},     {"unit", series.unit},
            {"mode", series.mode},         {"rows", series.rows}};
   if (series.node_split) j["node_split"] = *series.node_split;
+  if (series.baseline_gpus > 1) j["baseline_gpus"] = series.baseline_gpus;
+  if (!series.baseline.empty()) j["baseline"] = series.baseline;
+  if (!series.no_baseline.empty()) j["no_baseline"] = series.no_baseline;
 }
 
 void from_json(const Json& j, ScalingSeries& series) {
@@ -82,6 +87,62 @@ void from_json(const Json& j, ScalingSeries& series) {
   if (j.contains("node_split") && !j.at("node_split").is_null()) {
     series.node_split = j.at("node_split").get<NodeSplit>();
   }
+  series.baseline_gpus = json_integer_or(j, "baseline_gpus", 1);
+  series.baseline = j.value("baseline", "");
+  series.no_baseline = j.value("no_baseline", "");
+}
+
+void to_json(Json& j, const LossSplit& loss) {
+  j = Json{{"time_s", loss.time_s},       {"lost_s", loss.lost_s},
+           {"comm_s", loss.comm_s},       {"compute_s", loss.compute_s},
+           {"straggler_s", loss.straggler_s}, {"rest_s", loss.rest_s}};
+}
+
+void from_json(const Json& j, LossSplit& loss) {
+  loss = LossSplit{};
+  loss.time_s = optional_number(j, "time_s").value_or(0.0);
+  loss.lost_s = optional_number(j, "lost_s").value_or(0.0);
+  loss.comm_s = optional_number(j, "comm_s").value_or(0.0);
+  loss.compute_s = optional_number(j, "compute_s").value_or(0.0);
+  loss.straggler_s = optional_number(j, "straggler_s").value_or(0.0);
+  loss.rest_s = optional_number(j, "rest_s").value_or(0.0);
+}
+
+void to_json(Json& j, const Straggler& s) {
+  j = Json{{"rank", s.rank},
+           {"device", s.device},
+           {"excess", s.excess},
+           {"saved_s", s.saved_s},
+           {"efficiency_without", s.efficiency_without},
+           {"baseline_gpu", s.baseline_gpu}};
+  if (!s.host.empty()) j["host"] = s.host;
+  if (!s.cause.empty()) j["cause"] = s.cause;
+}
+
+void from_json(const Json& j, Straggler& s) {
+  s = Straggler{};
+  s.rank = json_integer_or(j, "rank", 0);
+  s.device = json_integer_or(j, "device", 0);
+  s.host = j.value("host", "");
+  s.excess = optional_number(j, "excess").value_or(0.0);
+  s.saved_s = optional_number(j, "saved_s").value_or(0.0);
+  s.cause = j.value("cause", "");
+  s.efficiency_without = optional_number(j, "efficiency_without").value_or(0.0);
+  s.baseline_gpu = j.value("baseline_gpu", false);
+}
+
+void to_json(Json& j, const LinkPlateau& p) {
+  j = Json{{"gpus", p.gpus}, {"nodes", p.nodes}, {"GBps", p.GBps},
+           {"link", p.link}, {"fraction", optional_json(p.fraction)}};
+}
+
+void from_json(const Json& j, LinkPlateau& p) {
+  p = LinkPlateau{};
+  p.gpus = json_integer_or(j, "gpus", 2);
+  p.nodes = json_integer_or(j, "nodes", 1);
+  p.GBps = optional_number(j, "GBps").value_or(0.0);
+  p.link = j.value("link", "");
+  p.fraction = optional_number(j, "fraction");
 }
 
 void to_json(Json& j, const RunVerdict& v) {
@@ -90,6 +151,12 @@ void to_json(Json& j, const RunVerdict& v) {
            {"anomalies", v.anomalies}, {"gpus_max", v.gpus_max}, {"speedup", v.speedup},
            {"efficiency", v.efficiency}};
   if (!v.losing_part.empty()) j["losing_part"] = v.losing_part;
+  if (v.kind != "scaling") j["kind"] = v.kind;
+  if (!v.binding.empty()) j["binding"] = v.binding;
+  if (!v.next_step.empty()) j["next_step"] = v.next_step;
+  if (v.loss) j["loss"] = *v.loss;
+  if (v.straggler) j["straggler"] = *v.straggler;
+  if (!v.plateaus.empty()) j["plateaus"] = v.plateaus;
 }
 
 void from_json(const Json& j, RunVerdict& v) {
@@ -114,6 +181,18 @@ void from_json(const Json& j, RunVerdict& v) {
   v.speedup = optional_number(j, "speedup").value_or(1.0);
   v.efficiency = optional_number(j, "efficiency").value_or(1.0);
   v.losing_part = j.value("losing_part", "");
+  v.kind = j.value("kind", "scaling");
+  v.binding = j.value("binding", "");
+  v.next_step = j.value("next_step", "");
+  if (j.contains("loss") && j.at("loss").is_object()) v.loss = j.at("loss").get<LossSplit>();
+  if (j.contains("straggler") && j.at("straggler").is_object()) {
+    v.straggler = j.at("straggler").get<Straggler>();
+  }
+  if (j.contains("plateaus") && j.at("plateaus").is_array()) {
+    for (const Json& p : j.at("plateaus")) {
+      if (p.is_object()) v.plateaus.push_back(p.get<LinkPlateau>());
+    }
+  }
 }
 
 }  // namespace mgbench

@@ -24,6 +24,28 @@ Profile profile_from_string(const std::string& text) {
   throw UsageError(fmt::format("invalid --profile '{}': expected quick, standard or full", text));
 }
 
+const char* to_string(WorkloadCategory category) {
+  switch (category) {
+    case WorkloadCategory::compute: return "compute";
+    case WorkloadCategory::memory: return "memory";
+    case WorkloadCategory::host_link: return "host_link";
+    case WorkloadCategory::peer: return "peer";
+    case WorkloadCategory::collective: return "collective";
+    case WorkloadCategory::training: return "training";
+    case WorkloadCategory::other: break;
+  }
+  return "other";
+}
+
+StoppingCriteria profile_stopping(Profile profile) {
+  switch (profile) {
+    case Profile::quick: return {5, 0.1, 1.0, 0.005, 100000};
+    case Profile::standard: break;
+    case Profile::full: return {20, 1.0, 10.0, 0.005, 100000};
+  }
+  return {10, 0.5, 3.0, 0.005, 100000};
+}
+
 namespace {
 Axis make_axis(std::string name, AxisKind kind, std::vector<std::string> values) {
   Axis axis;
@@ -149,6 +171,10 @@ Workload& Workload::min_gpus(int n) {
   min_gpus_ = n;
   return *this;
 }
+Workload& Workload::category(WorkloadCategory category) {
+  category_ = category;
+  return *this;
+}
 Workload& Workload::throughput(std::string metric, std::string unit) {
   throughput_metric_ = std::move(metric);
   throughput_unit_ = std::move(unit);
@@ -171,6 +197,10 @@ Workload& Workload::expand(ExpandFn fn) {
 }
 Workload& Workload::expand_per_gpus(ExpandPerGpusFn fn) {
   expand_per_gpus_ = std::move(fn);
+  return *this;
+}
+Workload& Workload::fits(FitsFn fn) {
+  fits_ = std::move(fn);
   return *this;
 }
 Workload& Workload::summarize(SummarizeFn fn) {
@@ -199,6 +229,11 @@ Workload& Workload::sustained(double warmup_s, double sample_s) {
   return *this;
 }
 
+Workload& Workload::cost(CostFn fn) {
+  cost_ = std::move(fn);
+  return *this;
+}
+
 const Axis* Workload::find_axis(const std::string& axis_name) const {
   for (const auto& a : axes_) {
     if (a.name == axis_name) return &a;
@@ -209,6 +244,10 @@ const Axis* Workload::find_axis(const std::string& axis_name) const {
 std::vector<Params> Workload::expand_points(const AxisValues& values, int gpus) const {
   if (expand_per_gpus_) return expand_per_gpus_(values, gpus);
   return expand_ ? expand_(values) : cartesian_product(values);
+}
+
+std::string Workload::unfit(const Params& params, int gpus, int gpus_per_node) const {
+  return fits_ ? fits_(params, gpus, gpus_per_node) : std::string();
 }
 
 namespace {

@@ -28,22 +28,33 @@ ExitInfo reap(pid_t pid) {
   return ExitInfo::from_wait_status(status);
 }
 
-// Reads the child's stdout until EOF or the deadline; true when the deadline passed first.
-bool drain(int fd, double timeout_s, std::size_t max_bytes, std::string& out) {
+// Reads the child's stdout and stderr until both end or the deadline; true when the deadline
+// passed first.
+bool drain(int out_fd, int err_fd, double timeout_s, std::size_t max_bytes, CapturedOutput& into) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int fds[2] = {out_fd, err_fd};
+  std::string* sinks[2] = {&into.out, &into.err};
   char buf[65536];
-  for (;;) {
+  while (fds[0] >= 0 || fds[1] >= 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return true;
-    pollfd pfd{fd, POLLIN, 0};
-    if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    const std::size_t room = max_bytes - std::min(max_bytes, out.size());
-    out.append(buf, std::min(room, static_cast<std::size_t>(n)));
+    pollfd pfds[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+    if (::poll(pfds, 2, static_cast<int>(left.count())) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i] < 0 || pfds[i].revents == 0) continue;
+      const ssize_t n = ::read(fds[i], buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        fds[i] = -1;  // the caller closes it
+        continue;
+      }
+      std::string& sink = *sinks[i];
+      const std::size_t room = max_bytes - std::min(max_bytes, sink.size());
+      sink.append(buf, std::min(room, static_cast<std::size_t>(n)));
+    }
   }
+  return false;
 }
 
 }  // namespace
@@ -72,13 +83,15 @@ CapturedOutput run_and_capture(const std::vector<std::string>& argv, double time
   if (argv.empty()) throw EnvironmentError("run_and_capture: no command");
   const std::string exe = find_program(argv[0]);
   int out_pipe[2];
-  if (exe.empty() || ::pipe2(out_pipe, O_CLOEXEC) != 0) {
+  int err_pipe[2];
+  if (exe.empty() || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
     throw EnvironmentError(fmt::format("cannot start {}", argv[0]));
   }
   std::vector<std::string> store = argv;
   std::vector<char*> args;
   for (auto& a : store) args.push_back(a.data());
   args.push_back(nullptr);
+  ExecReport report;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw EnvironmentError(fmt::format("cannot fork: {}", std::strerror(errno)));
@@ -89,14 +102,23 @@ CapturedOutput run_and_capture(const std::vector<std::string>& argv, double time
     const int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd >= 0) ::dup2(null_fd, 0);
     ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
     ::execv(exe.c_str(), args.data());
-    ::_exit(127);
+    report.child_failed();
   }
   ::setpgid(pid, pid);
   ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  if (const int error = report.exec_errno(); error != 0) {
+    ::close(out_pipe[0]);
+    ::close(err_pipe[0]);
+    (void)reap(pid);
+    throw EnvironmentError(exec_failure_message(argv, error));
+  }
   CapturedOutput result;
-  result.timed_out = drain(out_pipe[0], timeout_s, max_bytes, result.out);
+  result.timed_out = drain(out_pipe[0], err_pipe[0], timeout_s, max_bytes, result);
   ::close(out_pipe[0]);
+  ::close(err_pipe[0]);
   if (result.timed_out) {
     ::kill(-pid, SIGKILL);
     ::kill(pid, SIGKILL);

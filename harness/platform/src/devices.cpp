@@ -52,6 +52,31 @@ Versions probe_versions() {
   return v;
 }
 
+std::vector<std::string> visible_gpu_bus_ids() {
+  std::vector<std::string> ids;
+  int driver = 0, count = 0;
+  if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0 ||
+      cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return ids;
+  }
+  for (int i = 0; i < count; ++i) {
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof(bus), i) != cudaSuccess) {
+      (void)cudaGetLastError();
+      bus[0] = '\0';
+    }
+    ids.emplace_back(bus);
+  }
+  return ids;
+}
+
+bool select_device(int device) {
+  if (cudaSetDevice(device) == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  return false;
+}
+
 DeviceInventory probe_devices() {
   DeviceInventory inv;
   inv.versions = probe_versions();

@@ -13,27 +13,6 @@
 
 namespace mgbench {
 
-std::vector<std::string> fanout_command(Launcher launcher,
-                                        const std::vector<std::string>& hosts,
-                                        const std::vector<std::string>& command) {
-  if (launcher == Launcher::local) throw UsageError("one process per host needs mpirun or srun");
-  std::vector<std::string> argv;
-  const std::string list = fmt::format("{}", fmt::join(hosts, ","));
-  if (launcher == Launcher::mpirun) {
-    argv = {"mpirun", "--host", hosts.empty() ? "localhost" : list,
-            "-np", std::to_string(std::max<std::size_t>(1, hosts.size())),
-            "--map-by", "ppr:1:node"};
-  } else {
-    argv = {"srun", "--ntasks-per-node=1"};
-    if (!hosts.empty()) {
-      argv.push_back(fmt::format("--nodes={}", hosts.size()));
-      argv.push_back("--nodelist=" + list);
-    }
-  }
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
-}
-
 std::vector<HostFingerprint> parse_fingerprint_lines(const std::string& output,
                                                      std::size_t expected) {
   std::vector<HostFingerprint> hosts;

@@ -235,6 +235,12 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
 
 std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
                                                    const std::vector<int>& cuda_devices) {
+  return make_node_observer(settings, cuda_devices, {});
+}
+
+std::unique_ptr<PointObserver> make_node_observer(const RunSettings& settings,
+                                                  const std::vector<int>& cuda_devices,
+                                                  BusIdResolver resolver) {
   if (!settings.telemetry) return nullptr;
   if (test_hooks::read(test_hooks::kFakeTelemetry) == std::string("1")) {
     return std::make_unique<FakePointObserver>(settings.telemetry_interval_s);
@@ -244,7 +250,7 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
     warn_nvml_unavailable_once("telemetry is off (power, temperature and clocks not recorded)");
     return nullptr;
   }
-  return make_point_observer(settings, cuda_devices, std::move(nvml));
+  return make_point_observer(settings, cuda_devices, std::move(nvml), std::move(resolver));
 }
 
 }  // namespace mgbench

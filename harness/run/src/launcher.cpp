@@ -2,15 +2,22 @@
 // (launcher.hpp).
 #include "mgbench/run/launcher.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include <cxxopts.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/params.hpp"
+#include "mgbench/core/text.hpp"
 #include "mgbench/platform/command_capture.hpp"
 
 extern char** environ;
@@ -132,22 +139,92 @@ int max_nodes(const LaunchOptions& options) {
 
 namespace {
 
-// The variables mpirun hands to remote ranks (local ranks inherit everything): NCCL's
-// settings and mgbench's own.
-std::vector<std::string> forwarded_variables() {
+bool has_prefix(const std::string& name, const char* prefix) {
+  return name.rfind(prefix, 0) == 0;
+}
+
+// `name` is taken by a --forward-env entry: equal, or under its PREFIX*.
+bool matches(const std::string& name, const std::string& entry) {
+  if (!entry.empty() && entry.back() == '*') {
+    return name.compare(0, entry.size() - 1, entry, 0, entry.size() - 1) == 0;
+  }
+  return name == entry;
+}
+
+}  // namespace
+
+bool forwarded_by_default(const std::string& name) {
+  for (const char* prefix :
+       {"NCCL_", "MGBENCH_", "CUDA_", "UCX_", "OMPI_MCA_", "PMIX_MCA_"}) {
+    if (has_prefix(name, prefix)) return true;
+  }
+  return name == "LD_LIBRARY_PATH";
+}
+
+void check_forward_name(const std::string& name) {
+  std::string base = name;
+  if (!base.empty() && base.back() == '*') base.pop_back();
+  bool ok = !base.empty() && base.size() <= 128 && !(base[0] >= '0' && base[0] <= '9');
+  for (char c : base) {
+    ok = ok && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                c == '_');
+  }
+  if (!ok) {
+    throw UsageError(fmt::format(
+        "invalid --forward-env '{}': expected a variable name, or a prefix followed by '*'",
+        name));
+  }
+}
+
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch) {
+  for (const auto& kv : args.arguments()) {
+    if (kv.key() == "launcher-arg") launch.launcher_args.push_back(kv.value());
+  }
+  if (args.count("forward-env") != 0) {
+    launch.forward_env = split_list(args["forward-env"].as<std::string>(), "--forward-env");
+    for (const auto& name : launch.forward_env) check_forward_name(name);
+  }
+}
+
+std::vector<std::string> forwarded_variables(const std::vector<std::string>& extra) {
   std::vector<std::string> names;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string entry(*e);
     const std::string name = entry.substr(0, entry.find('='));
-    if (name.rfind("NCCL_", 0) == 0 || name.rfind("MGBENCH_", 0) == 0) names.push_back(name);
+    bool take = forwarded_by_default(name);
+    for (const auto& wanted : extra) take = take || matches(name, wanted);
+    if (take && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
   }
   return names;
 }
 
-std::vector<std::string> mpirun_prefix(const LaunchOptions& options, const Placement& placement) {
+bool hosts_need_file(const Placement& placement) {
+  std::size_t chars = 0;
+  for (const auto& h : placement.hosts) chars += h.size() + 8;  // ":slots,"
+  return chars > kMaxHostListChars;
+}
+
+std::string hostfile_text(Launcher launcher, const Placement& placement) {
+  std::string text;
+  for (const auto& h : placement.hosts) {
+    text += launcher == Launcher::mpirun
+                ? fmt::format("{} slots={}\n", h, placement.gpus_per_node)
+                : h + "\n";
+  }
+  return text;
+}
+
+namespace {
+
+std::vector<std::string> mpirun_prefix(const LaunchOptions& options, const Placement& placement,
+                                       const std::string& hostfile) {
   const int ranks = placement.nodes * placement.gpus_per_node;
   std::vector<std::string> cmd{"mpirun", "-np", std::to_string(ranks)};
-  if (!placement.hosts.empty()) {
+  if (!placement.hosts.empty() && hosts_need_file(placement)) {
+    cmd.insert(cmd.end(), {"--hostfile", hostfile});
+  } else if (!placement.hosts.empty()) {
     std::vector<std::string> hosts;
     for (const auto& h : placement.hosts) {
       hosts.push_back(h + ":" + std::to_string(placement.gpus_per_node));
@@ -157,20 +234,28 @@ std::vector<std::string> mpirun_prefix(const LaunchOptions& options, const Place
   if (options.oversubscribe) cmd.push_back("--oversubscribe");
   // mgbench pins each rank to its GPU's local CPUs itself.
   cmd.insert(cmd.end(), {"--bind-to", "none"});
-  for (const auto& name : forwarded_variables()) cmd.insert(cmd.end(), {"-x", name});
+  for (const auto& name : forwarded_variables(options.forward_env)) {
+    cmd.insert(cmd.end(), {"-x", name});
+  }
   return cmd;
 }
 
-std::vector<std::string> srun_prefix(const Placement& placement) {
+std::vector<std::string> srun_prefix(const Placement& placement, const std::string& hostfile) {
   const int ranks = placement.nodes * placement.gpus_per_node;
   std::vector<std::string> cmd{"srun",
                                fmt::format("--nodes={}", placement.nodes),
                                fmt::format("--ntasks={}", ranks),
                                fmt::format("--ntasks-per-node={}", placement.gpus_per_node),
                                "--input=0",  // the group's request goes to rank 0 only
-                               "--kill-on-bad-exit=1"};
+                               "--kill-on-bad-exit=1",
+                               // No CPU binding of srun's own (by default one CPU per task,
+                               // wherever): mgbench pins each rank to its GPU's local CPUs.
+                               "--cpu-bind=none"};
   if (!placement.hosts.empty()) {
-    cmd.push_back(fmt::format("--nodelist={}", fmt::join(placement.hosts, ",")));
+    // A node list holding a '/' is read from that file.
+    cmd.push_back("--nodelist=" + (hosts_need_file(placement)
+                                       ? hostfile
+                                       : fmt::format("{}", fmt::join(placement.hosts, ","))));
   }
   return cmd;
 }
@@ -187,24 +272,32 @@ std::string shell_quote(const std::string& word) {
 
 }  // namespace
 
-std::vector<std::string> launch_prefix(const LaunchOptions& options, const Placement& placement) {
+std::vector<std::string> launch_prefix(const LaunchOptions& options, const Placement& placement,
+                                       const std::string& hostfile) {
+  std::vector<std::string> cmd;
   switch (options.launcher) {
     case Launcher::local: return {};
-    case Launcher::mpirun: return mpirun_prefix(options, placement);
-    case Launcher::srun: return srun_prefix(placement);
+    case Launcher::mpirun: cmd = mpirun_prefix(options, placement, hostfile); break;
+    case Launcher::srun: cmd = srun_prefix(placement, hostfile); break;
   }
-  return {};
+  cmd.insert(cmd.end(), options.launcher_args.begin(), options.launcher_args.end());
+  return cmd;
 }
 
-std::vector<std::string> worker_arguments(Launcher launcher) {
+std::vector<std::string> worker_arguments(Launcher launcher, const std::vector<int>& devices) {
   if (launcher == Launcher::local) return {"worker", "--result-fd", "3"};
-  return {"worker", "--mpi"};
+  std::vector<std::string> args{"worker", "--mpi"};
+  if (!devices.empty()) {
+    args.insert(args.end(), {"--devices", fmt::format("{}", fmt::join(devices, ","))});
+  }
+  return args;
 }
 
-std::string launch_command_line(const LaunchOptions& options, const Placement& placement) {
-  std::vector<std::string> words = launch_prefix(options, placement);
+std::string launch_command_line(const LaunchOptions& options, const Placement& placement,
+                                const std::vector<int>& devices) {
+  std::vector<std::string> words = launch_prefix(options, placement, "TEMPORARY-HOSTFILE");
   words.push_back("mgbench");
-  for (const auto& w : worker_arguments(options.launcher)) words.push_back(w);
+  for (const auto& w : worker_arguments(options.launcher, devices)) words.push_back(w);
   std::string line;
   for (const auto& w : words) line += (line.empty() ? "" : " ") + shell_quote(w);
   return line;
@@ -225,6 +318,98 @@ void check_launcher_available(Launcher launcher, bool need_program) {
           ? "mpirun is not on PATH: install OpenMPI (Debian/Ubuntu: openmpi-bin)"
           : "srun is not on PATH: install the Slurm client (Debian/Ubuntu: slurm-client) and run "
             "inside an allocation");
+}
+
+PreparedLaunch::PreparedLaunch(const LaunchOptions& options, const Placement& placement) {
+  if (options.launcher != Launcher::local && hosts_need_file(placement)) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                       "/mgbench-hosts.XXXXXX";
+    const int fd = ::mkstemp(path.data());
+    const std::string text = hostfile_text(options.launcher, placement);
+    bool written = fd >= 0;
+    for (std::size_t done = 0; written && done < text.size();) {
+      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+      written = n > 0 || (n < 0 && errno == EINTR);
+      if (n > 0) done += static_cast<std::size_t>(n);
+    }
+    if (fd >= 0) ::close(fd);
+    if (!written) {
+      if (fd >= 0) ::unlink(path.c_str());
+      throw EnvironmentError(fmt::format("cannot write the hostfile of a launch of {} hosts in "
+                                         "'{}': {}", placement.hosts.size(), path,
+                                         std::strerror(errno)));
+    }
+    hostfile_ = path;
+  }
+  prefix_ = launch_prefix(options, placement, hostfile_);
+}
+
+PreparedLaunch::~PreparedLaunch() {
+  if (!hostfile_.empty()) ::unlink(hostfile_.c_str());
+}
+
+Placement probe_placement(const LaunchOptions& options) {
+  Placement p;
+  p.process_model = ProcessModel::processes;
+  p.launcher = options.launcher;
+  p.gpus_per_node = 1;
+  for (const auto& h : options.hosts) p.hosts.push_back(h.host);
+  p.nodes = p.hosts.empty() ? std::max(1, max_nodes(options)) : static_cast<int>(p.hosts.size());
+  return p;
+}
+
+namespace {
+
+// The first line of a launcher's output that says something (not blank, not a rule of dashes).
+std::string first_message_line(const std::string& output) {
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    const auto start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    const std::string text = line.substr(start);
+    if (text.find_first_not_of("-=*") == std::string::npos) continue;
+    return one_line(text.substr(0, 240));
+  }
+  return "";
+}
+
+bool says(const std::string& output, const char* text) {
+  return output.find(text) != std::string::npos;
+}
+
+}  // namespace
+
+std::string launch_failure_line(Launcher launcher, const std::string& how,
+                                const std::string& output) {
+  const std::string name = to_string(launcher);
+  const std::string head = fmt::format("{} failed before any rank started ({})", name, how);
+  if (says(output, "attempt to run as root")) {
+    return fmt::format("{}: it refuses to run as root; run the sweep as another user, or allow "
+                       "it with --launcher-arg=--allow-run-as-root (or the variables "
+                       "OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)",
+                       head);
+  }
+  if (says(output, "not enough slots")) {
+    return fmt::format("{}: a host has fewer slots than the ranks asked of it; give each host's "
+                       "GPU count (--hosts h1:8,h2:8 or --gpus-per-node), or --oversubscribe",
+                       head);
+  }
+  if (says(output, "unable to reliably start one or more daemons") ||
+      says(output, "Host key verification failed") || says(output, "Could not resolve hostname")) {
+    return fmt::format("{}: it could not start on a remote host; check that every host is "
+                       "reachable by passwordless SSH from here and has OpenMPI installed",
+                       head);
+  }
+  if (says(output, "unable to find the specified executable") ||
+      says(output, "could not access\nor execute an executable") ||
+      says(output, "No such file or directory")) {
+    return fmt::format("{}: mgbench could not be started on a node; install it at the same path "
+                       "on every node ({})", head, first_message_line(output));
+  }
+  const std::string first = first_message_line(output);
+  return first.empty() ? head + " and printed nothing"
+                       : fmt::format("{}: {} (-v shows all it printed)", head, first);
 }
 
 }  // namespace mgbench

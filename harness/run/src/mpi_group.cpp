@@ -91,6 +91,12 @@ class MpiGroup : public LaunchedGroup {
   const std::string& host() const override { return host_; }
 
   void watch_arrivals(double deadline_s) override { deadline_s_ = deadline_s; }
+  void set_device(int ordinal, const std::string& bus_id) override {
+    device_ = ordinal;
+    bus_id_ = bus_id;
+  }
+  int device() const override { return device_; }
+  std::string device_bus_id() const override { return bus_id_; }
 
   void barrier(const std::string& step) override {
     arrive(step);
@@ -131,16 +137,21 @@ class MpiGroup : public LaunchedGroup {
     return out;
   }
 
-  [[noreturn]] void abort(const std::string& reason) override {
+  [[noreturn]] void abort(const std::string& reason) override { end(reason, false); }
+  [[noreturn]] void abort_launch(const std::string& reason) override { end(reason, true); }
+
+ private:
+  [[noreturn]] void end(const std::string& reason, bool launch) {
     const std::string text = fmt::format("rank {} on {}: {}", rank_, host_, reason);
-    write_line(report_fd_, make_worker_line(Json{{"type", "fatal"}, {"message", text}}));
+    Json fatal{{"type", "fatal"}, {"message", text}};
+    if (launch) fatal["launch"] = true;
+    write_line(report_fd_, make_worker_line(fatal));
     std::fprintf(stderr, "mgbench: %s: ending the group\n", text.c_str());
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, static_cast<int>(ExitCode::environment));
     std::_Exit(static_cast<int>(ExitCode::environment));
   }
 
- private:
   // Before a collective (arrival watch on): the other ranks post their arrival, numbered, to
   // rank 0 and go on into the collective; rank 0 waits for every arrival first.
   void arrive(const std::string& step) {
@@ -217,6 +228,8 @@ class MpiGroup : public LaunchedGroup {
   std::string host_;
   std::vector<std::string> hosts_;  // every rank's, in rank order
   double deadline_s_ = 0;           // arrival watch (0: off)
+  int device_ = -1;
+  std::string bus_id_;
   unsigned long long collective_ = 0, sent_ = 0;
   MPI_Request send_ = MPI_REQUEST_NULL;
 };

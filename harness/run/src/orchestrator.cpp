@@ -25,6 +25,7 @@
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/progress.hpp"
 #include "mgbench/run/worker.hpp"
+#include "worker_attempt.hpp"
 
 namespace mgbench {
 
@@ -36,77 +37,6 @@ double monotonic_seconds() {
 namespace {
 
 void on_interrupt(int) { interrupt_flag().store(true); }
-
-// Runs one worker request and hands every parsed message to `on_message`.
-struct AttemptOutcome {
-  ExitInfo exit;
-  bool done = false;
-  bool timed_out = false;
-  bool interrupted = false;
-  std::string fatal;
-};
-
-// `launch`: the launcher's command line in front of the worker (empty: a local worker).
-template <typename OnMessage>
-AttemptOutcome run_worker(const Json& request, double progress_timeout_s, OnMessage on_message,
-                          const std::vector<std::string>& launch = {}) {
-  AttemptOutcome outcome;
-  WorkerProcess worker(worker_arguments(launch.empty() ? Launcher::local : Launcher::mpirun),
-                       dump_json(request), launch);
-  LineBuffer lines;
-  double last_progress = monotonic_seconds();
-  // Reads what the pipe holds and hands on every complete message; false at EOF.
-  auto pump = [&](int timeout_ms) {
-    std::string chunk;
-    const bool open = worker.read_some(chunk, timeout_ms);
-    lines.append(chunk.data(), chunk.size());
-    for (const auto& line : lines.take_lines()) {
-      std::string error;
-      auto message = parse_worker_line(line, &error);
-      if (!message) {
-        logging::warn("ignoring a malformed line from worker {} ({}): {:.80}", worker.pid(), error,
-                      line);
-        continue;
-      }
-      if (message->kind == WorkerMessageKind::done) outcome.done = true;
-      // The first fatal is the cause (other ranks of a launch may follow it).
-      if (message->kind == WorkerMessageKind::fatal && outcome.fatal.empty()) {
-        outcome.fatal = message->text;
-      }
-      if (message->kind == WorkerMessageKind::point) last_progress = monotonic_seconds();
-      on_message(*message);
-    }
-    return open;
-  };
-  while (pump(200)) {
-    if (interrupt_flag().load()) {
-      outcome.interrupted = true;
-      break;
-    }
-    if (monotonic_seconds() - last_progress > progress_timeout_s) {
-      outcome.timed_out = true;
-      logging::error("worker {} made no progress for {:.0f} s: killing it", worker.pid(),
-                     progress_timeout_s);
-      break;
-    }
-  }
-  if (outcome.interrupted || outcome.timed_out) {
-    worker.kill_group();
-    // A point the worker wrote before it was killed is still in the pipe: read it to EOF.
-    const double deadline = monotonic_seconds() + kWorkerDrainSeconds;
-    while (pump(200) && monotonic_seconds() < deadline) {
-    }
-  }
-  outcome.exit = worker.wait();
-  if (!lines.pending().empty()) {
-    logging::warn("worker {} left a truncated line: {:.80}", worker.pid(), lines.pending());
-  }
-  if (lines.dropped_lines() > 0) {
-    logging::warn("worker {} wrote {} line(s) longer than {} bytes: ignored", worker.pid(),
-                  lines.dropped_lines(), limits::kMaxLineBytes);
-  }
-  return outcome;
-}
 
 // Rank 0 of a launch waits at a collective for late ranks: said while it waits.
 void warn_stall(std::size_t group, const WorkerStall& stall) {
@@ -193,19 +123,25 @@ ProbeResult probe(Isolation isolation, bool doctor) {
     body = execute_probe(doctor);
   } else {
     bool got = false;
-    std::string fatal;
-    const auto outcome = run_worker(Json{{"mode", "probe"}, {"doctor", doctor}}, 120.0,
-                                    [&](const WorkerMessage& m) {
-                                      if (m.kind == WorkerMessageKind::probe) {
-                                        body = m.body;
-                                        got = true;
-                                      }
-                                    });
+    const auto outcome = run_worker(
+        Json{{"mode", "probe"}, {"doctor", doctor}}, kProbeTimeoutSeconds,
+        [&](const WorkerMessage& m) {
+          if (m.kind == WorkerMessageKind::probe) {
+            body = m.body;
+            got = true;
+          }
+        },
+        {}, worker_arguments(Launcher::local));
     if (!got) {
       if (!outcome.fatal.empty()) throw EnvironmentError(outcome.fatal);
+      if (!outcome.start_error.empty()) throw EnvironmentError(outcome.start_error);
       throw EnvironmentError("device probe failed: worker " + outcome.exit.describe());
     }
   }
+  return probe_result(body);
+}
+
+ProbeResult probe_result(const Json& body) {
   ProbeResult result;
   result.inventory = body.at("inventory").get<DeviceInventory>();
   result.environment = body.value("environment", Json::object());
@@ -292,7 +228,7 @@ Orchestrator::Orchestrator(const SweepOptions& options, const Plan& plan, Journa
   tty_ = ::isatty(2) && options.verbosity >= 0;
 }
 
-void Orchestrator::record(const PointResult& reported) {
+void Orchestrator::record(const PointResult& reported, bool quiet) {
   PointResult point = reported;
   reject_non_finite(point);  // in-process groups, and workers of other builds
   results_[point.index] = point;
@@ -301,6 +237,7 @@ void Orchestrator::record(const PointResult& reported) {
     journal_error_ = journal_->error();
     logging::error("{}: no further group is started", journal_error_);
   }
+  if (quiet) return;  // a point not run after a launch that did not start: said once, later
   const std::string figure = headline_figure(point);
   if (point.status == Status::ok && !figure.empty()) last_figure_ = figure;
   if (!tty_ && options_.verbosity >= 0) {
@@ -369,11 +306,14 @@ std::vector<PointResult> Orchestrator::results() const {
 void Orchestrator::run() {
   started_s_ = monotonic_seconds();
   for (const auto& group : plan_.groups) {
-    if (!journal_error_.empty()) {
-      // What is not in the journal could not be resumed: start nothing new.
+    if (!journal_error_.empty() || !launch_error_.empty()) {
+      // What is not in the journal could not be resumed, and after a launch that did not start
+      // the next would not either: start nothing new.
+      const std::string& why = journal_error_.empty() ? launch_error_ : journal_error_;
       for (const auto& p : group.points) {
         if (!results_.count(p.index)) {
-          record_unfinished(group, p, Status::skipped, "not run: " + journal_error_);
+          record(unfinished_point(group, p, Status::skipped, "not run: " + why),
+                 !launch_error_.empty());
         }
       }
       continue;
@@ -405,45 +345,103 @@ void Orchestrator::run_group(const PlannedGroup& group) {
   }
 }
 
-std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,
-                                                          const std::vector<PlannedPoint>& points) {
-  const GroupSpec spec = make_spec(group, points);
-  auto find_point = [&](std::size_t index) -> const PlannedPoint* {
+// What one attempt at a group has seen so far.
+struct Orchestrator::Attempt {
+  static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+  explicit Attempt(const std::vector<PlannedPoint>& planned) : points(planned) {}
+  const std::vector<PlannedPoint>& points;
+  std::size_t in_flight = kNone;  // started and not yet reported
+  std::set<std::size_t> reported;
+  LaunchWatch watch;
+  const PlannedPoint* find(std::size_t index) const {
     for (const auto& p : points) {
       if (p.index == index) return &p;
     }
     return nullptr;
-  };
-  constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
-  std::size_t in_flight = kNone;  // started and not yet reported
-  std::set<std::size_t> reported;
-  LaunchWatch watch;
-  const std::vector<std::string> launch = launch_prefix(options_.launch, group.placement);
-  const auto outcome = run_worker(
-      Json{{"mode", "group"}, {"group", spec}}, options_.settings.group_timeout_s,
-      [&](const WorkerMessage& m) {
-        watch.observe(m);
-        if (m.kind == WorkerMessageKind::stalled) warn_stall(group.index, m.stall);
-        if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
-        // An index outside this attempt's points must never stand for another point.
-        if (!find_point(m.index) || reported.count(m.index)) {
-          logging::warn("ignoring a '{}' message for point {}: not expected in group {}",
-                        m.kind == WorkerMessageKind::started ? "started" : "point", m.index,
-                        group.index);
-          return;
-        }
-        if (m.kind == WorkerMessageKind::started) {
-          in_flight = m.index;
-          progress(group, m.index);
-          return;
-        }
-        reported.insert(m.index);
-        in_flight = kNone;
-        record(m.point);
-      },
-      launch);
-  std::vector<PlannedPoint> left;
+  }
+};
+
+void Orchestrator::on_group_message(const PlannedGroup& group, Attempt& a,
+                                    const WorkerMessage& m) {
+  a.watch.observe(m);
+  if (m.kind == WorkerMessageKind::stalled) warn_stall(group.index, m.stall);
+  if (m.kind == WorkerMessageKind::notes) {
+    for (const auto& note : m.notes) {  // each kind once per sweep: launches repeat them
+      if (noted_.insert(note.kind).second) logging::warn("{}", one_line(note.text));
+    }
+  }
+  if (m.kind != WorkerMessageKind::started && m.kind != WorkerMessageKind::point) return;
+  // An index outside this attempt's points must never stand for another point.
+  if (!a.find(m.index) || a.reported.count(m.index)) {
+    logging::warn("ignoring a '{}' message for point {}: not expected in group {}",
+                  m.kind == WorkerMessageKind::started ? "started" : "point", m.index,
+                  group.index);
+    return;
+  }
+  if (m.kind == WorkerMessageKind::started) {
+    a.in_flight = m.index;
+    progress(group, m.index);
+    return;
+  }
+  a.reported.insert(m.index);
+  a.in_flight = Attempt::kNone;
+  record(m.point);
+}
+
+// A launch that did not start stops the sweep (an environment error: root, SSH, slots, a host
+// list too long to exec...): the points not run are skipped, quietly, for --resume.
+void Orchestrator::stop_for_launch(const PlannedGroup& group,
+                                   const std::vector<PlannedPoint>& points,
+                                   const std::string& why) {
+  launch_error_ = why;
   for (const auto& p : points) {
+    record(unfinished_point(group, p, Status::skipped, "not run: " + why), true);
+  }
+}
+
+std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& group,
+                                                          const std::vector<PlannedPoint>& points) {
+  constexpr std::size_t kNone = Attempt::kNone;
+  Attempt attempt(points);
+  const bool launched = options_.launch.launcher != Launcher::local;
+  std::unique_ptr<PreparedLaunch> launch;
+  try {
+    launch = std::make_unique<PreparedLaunch>(options_.launch, group.placement);
+  } catch (const EnvironmentError& e) {
+    stop_for_launch(group, points, e.what());
+    return {};
+  }
+  const auto outcome = run_worker(
+      Json{{"mode", "group"}, {"group", make_spec(group, points)}},
+      options_.settings.group_timeout_s,
+      [&](const WorkerMessage& m) { on_group_message(group, attempt, m); }, launch->prefix(),
+      worker_arguments(options_.launch.launcher, launched ? group.devices : std::vector<int>{}));
+  if (!outcome.start_error.empty() ||
+      (launched && attempt.reported.empty() && attempt.in_flight == kNone)) {
+    const std::string why = !outcome.start_error.empty()
+                                ? outcome.start_error
+                                : launch_start_failure(outcome, options_.launch.launcher,
+                                                       options_.settings.group_timeout_s);
+    if (!why.empty()) {
+      stop_for_launch(group, points, why);
+      return {};
+    }
+  }
+  pass_on_output(outcome);
+  return after_attempt(group, attempt, outcome, launched);
+}
+
+// How an attempt ended, point by point; returns the points a fresh worker should run.
+std::vector<PlannedPoint> Orchestrator::after_attempt(const PlannedGroup& group,
+                                                      const Attempt& attempt,
+                                                      const AttemptOutcome& outcome,
+                                                      bool launched) {
+  constexpr std::size_t kNone = Attempt::kNone;
+  const std::size_t in_flight = attempt.in_flight;
+  const std::set<std::size_t>& reported = attempt.reported;
+  auto find_point = [&](std::size_t index) { return attempt.find(index); };
+  std::vector<PlannedPoint> left;
+  for (const auto& p : attempt.points) {
     if (!reported.count(p.index) && p.index != in_flight) left.push_back(p);
   }
   if (outcome.interrupted) {
@@ -456,8 +454,8 @@ std::vector<PlannedPoint> Orchestrator::run_group_attempt(const PlannedGroup& gr
   if (outcome.timed_out) {
     // A launch (a process per GPU) that hung in a point costs that point only.
     return after_timeout(group, in_flight != kNone ? find_point(in_flight) : nullptr, left,
-                         watch.timeout_reason(options_.settings.group_timeout_s, !launch.empty()),
-                         !launch.empty() && in_flight != kNone);
+                         attempt.watch.timeout_reason(options_.settings.group_timeout_s, launched),
+                         launched && in_flight != kNone);
   }
   const bool clean = outcome.done && outcome.exit.exited && outcome.exit.code == 0;
   if (clean) {

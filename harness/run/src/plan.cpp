@@ -320,6 +320,33 @@ AxisValues values_for_gpus(const AxisValues& values, const SweepOptions& options
   return scaled;
 }
 
+// The points that can run on n GPUs (Workload::fits); the others are left out with one note per
+// reason ("transformer_step on 1 GPU: 2 points left out: tp needs at least 2 GPUs").
+std::vector<Params> points_that_fit(const Workload& w, std::vector<Params> points, int n,
+                                    int gpus_per_node, std::vector<std::string>& notes) {
+  std::vector<Params> kept;
+  std::vector<std::pair<std::string, int>> reasons;  // in order of first appearance
+  for (Params& p : points) {
+    const std::string why = w.unfit(p, n, gpus_per_node);
+    if (why.empty()) {
+      kept.push_back(std::move(p));
+      continue;
+    }
+    auto it = std::find_if(reasons.begin(), reasons.end(),
+                           [&](const auto& r) { return r.first == why; });
+    if (it == reasons.end()) {
+      reasons.emplace_back(why, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  for (const auto& [why, count] : reasons) {
+    notes.push_back(fmt::format("{} on {} GPU{}: {} point{} left out: {}", w.name(), n,
+                                n == 1 ? "" : "s", count, count == 1 ? "" : "s", why));
+  }
+  return kept;
+}
+
 // The workload's axis values after profile defaults, overrides and --batch-sizes auto.
 AxisValues workload_values(const Workload& w, const SweepOptions& options) {
   AxisValues values;
@@ -346,8 +373,9 @@ void add_workload_groups(const Workload& w, const SweepOptions& options,
     return;  // none of the requested dtypes applies to this workload
   }
   auto add_group = [&](std::vector<int> devices, const std::string& purpose, int n) {
-    const std::vector<Params> points =
-        w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes), n);
+    const std::vector<Params> points = points_that_fit(
+        w, w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes), n), n,
+        placements.at(n).gpus_per_node, plan.notes);
     if (points.empty()) return;
     PlannedGroup g;
     g.index = plan.groups.size();

@@ -22,6 +22,7 @@
 #include "mgbench/run/device_choice.hpp"
 #include "mgbench/model/redact.hpp"
 #include "mgbench/model/workload.hpp"
+#include "mgbench/run/launch_probe.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/version.hpp"
 
@@ -78,20 +79,6 @@ void add_presentation(RunResult& run) {
   }
 }
 
-void add_scaling(const SweepOptions& options, RunResult& run) {
-  const ThroughputLookup throughput = presentation_throughput(run);
-  const auto series = compute_scaling(run.points, options.scaling, throughput);
-  run.scaling = series;
-  std::vector<PointResult> single;
-  for (const auto& p : run.points) {
-    if (p.gpus == 1) single.push_back(p);
-  }
-  const auto outliers = options.baseline_each ? baseline_outliers(single, 0.05, throughput)
-                                              : std::vector<Json>{};
-  if (options.baseline_each) run.summaries["baseline_each"] = outliers;
-  run.verdicts = compute_verdicts(series, run.points, outliers);
-}
-
 }  // namespace
 
 void refresh_derived(RunResult& run) {
@@ -100,6 +87,18 @@ void refresh_derived(RunResult& run) {
   }
   add_presentation(run);
   (void)add_summaries(run);  // a summary that fails keeps the stored one (logged)
+  // Scaling and verdicts follow the build too, in the mode the sweep ran with (a malformed
+  // setting keeps the stored analysis, logged).
+  (void)guarded("scaling analysis", [&] {
+    const Json& settings = run.settings.is_object() ? run.settings : Json::object();
+    const auto each_it = settings.find("baseline_each");
+    const bool each = each_it != settings.end() && each_it->is_boolean() && each_it->get<bool>();
+    RunResult copy = run;
+    analyse_run(copy, scaling_mode_of(run), each);
+    run.scaling = std::move(copy.scaling);
+    run.verdicts = std::move(copy.verdicts);
+    run.summaries = std::move(copy.summaries);
+  });
   (void)guarded("% of peak", [&] { run.peaks = compute_peaks(run); });
 }
 
@@ -107,7 +106,9 @@ int finish_sweep(const SweepOptions& options, RunResult& run, const std::string&
                  const RunSinks& sinks) {
   add_presentation(run);
   bool ok = add_summaries(run);
-  ok = guarded("scaling analysis", [&] { add_scaling(options, run); }) && ok;
+  ok = guarded("scaling analysis",
+                [&] { analyse_run(run, options.scaling, options.baseline_each); }) &&
+       ok;
   ok = guarded("% of peak", [&] { run.peaks = compute_peaks(run); }) && ok;
   ok = guarded("telemetry series", [&] { run.telemetry_series = build_run_series(run.points); }) &&
        ok;
@@ -162,7 +163,7 @@ void print_plan(const Plan& plan, const LaunchOptions& launch, std::ostream& out
                          g.placement.hosts.empty()
                              ? std::string()
                              : fmt::format(" on {}", fmt::join(g.placement.hosts, ",")),
-                         launch_command_line(launch, g.placement));
+                         launch_command_line(launch, g.placement, g.devices));
     }
     for (const auto& p : g.points) {
       out << fmt::format("      #{:<5} {}\n", p.index, describe_params(p.params));
@@ -187,19 +188,51 @@ TopologyLabels topology_of(const ProbeResult& probed) {
   return labels;
 }
 
+// The probe: a local worker, or with mpirun or srun one rank on each node (the orchestrator may
+// be a login node without a GPU; it loads no CUDA). The nodes' reports take the aliases out of
+// the host list and are compared like `doctor --hosts` compares hosts.
+ProbeResult probe_for_sweep(SweepOptions& options) {
+  const bool doctor = !options.skip_doctor && !options.dry_run;
+  if (options.launch.launcher == Launcher::local) return probe(options.isolation, doctor);
+  // As long as a local probe may take: not --group-timeout, which can be seconds.
+  ProbeResult probed = probe_launched(options.launch, doctor, kProbeTimeoutSeconds);
+  std::vector<std::string> warnings;
+  options.launch.hosts = distinct_hosts(options.launch.hosts, probed.nodes, &warnings);
+  for (const auto& w : warnings) logging::warn("{}", w);
+  check_local_node_size(options.launch, probed.nodes);
+  if (doctor) {
+    const auto checks = node_checks(probed.nodes);
+    for (const auto& c : checks) {
+      if (c.status == CheckStatus::fail || c.status == CheckStatus::warn) {
+        logging::warn("the nodes differ: {}: {}", c.name, c.finding);
+      }
+    }
+    add_checks(probed.doctor, checks);
+  }
+  const NodeReport first = probed.nodes.empty() ? NodeReport{} : probed.nodes.front();
+  const int per_node = planned_gpus_per_node(options.launch, first.gpus_seen);
+  if (first.node_gpus > first.gpus_seen && per_node < first.node_gpus) {
+    logging::warn("a task on {} sees {} of the node's {} GPUs (per-task GPU binding or "
+                  "CUDA_VISIBLE_DEVICES): the plan takes {} per node; --gpus-per-node sets it",
+                  first.host, first.gpus_seen, first.node_gpus, per_node);
+  }
+  return probed;
+}
+
 }  // namespace
 
-int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
+int run_sweep(const SweepOptions& given, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks) {
   // Arguments first: a bad workload, dtype or parameter is named before any device is probed.
-  validate_sweep_arguments(options);
-  apply_nvls(options);  // before the probe: the environment it records is the workers'
-  check_launcher_available(options.launch.launcher, !options.dry_run);
+  validate_sweep_arguments(given);
+  apply_nvls(given);  // before the probe: the environment it records is the workers'
+  check_launcher_available(given.launch.launcher, !given.dry_run);
+  SweepOptions options = given;  // the host list loses the aliases the probe finds
   // Devices: a dry run with --gpus needs no GPU at all.
   ProbeResult probed;
   int visible = -1;
   if (!(options.dry_run && !options.gpu_counts.empty())) {
-    probed = probe(options.isolation, !options.skip_doctor && !options.dry_run);
+    probed = probe_for_sweep(options);
     visible = static_cast<int>(probed.inventory.devices.size());
   }
   Plan plan = make_plan(options, visible);
@@ -252,6 +285,12 @@ int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
   run.finished_at = utc_now_iso8601();
   const bool journal_closed = journal.close();
   const int code = finish_sweep(options, run, out_dir, sinks);
+  if (!orchestrator.launch_error().empty()) {
+    // A launch did not start: the sweep stopped there (one line; --resume continues it).
+    logging::error("{}", orchestrator.launch_error());
+    const int interrupted = static_cast<int>(ExitCode::interrupted);
+    return code == interrupted ? code : static_cast<int>(ExitCode::environment);
+  }
   if (journal_closed && orchestrator.journal_error().empty()) return code;
   // The journal could not be written: results.json holds what ran; exit 4 (one line logged).
   if (orchestrator.journal_error().empty()) logging::error("{}", journal.error());

@@ -63,6 +63,12 @@ cxxopts::Options sweep_cli() {
       ("gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
        cxxopts::value<std::string>())
       ("oversubscribe", "mpirun: allow more ranks than a host's slots")
+      ("launcher-arg", "give mpirun or srun this word as it is, after mgbench's own (repeatable; "
+                       "write --launcher-arg=--allow-run-as-root for a word starting with -)",
+       cxxopts::value<std::string>())
+      ("forward-env", "mpirun: pass these variables to every rank too (NAME or PREFIX*, "
+                      "comma-separated; docs/DISTRIBUTED.md lists those always passed)",
+       cxxopts::value<std::string>())
       ("group-timeout", "kill a group's worker after this many seconds without progress",
        cxxopts::value<std::string>())
       ("resume", "continue the interrupted sweep in this output directory",
@@ -162,17 +168,7 @@ void parse_selection(const Args& args, SweepOptions& o) {
 // The profile and its stopping rule.
 void apply_profile(const Args& args, SweepOptions& o) {
   o.profile = profile_from_string(str(args, "profile"));
-  switch (o.profile) {
-    case Profile::quick:
-      o.settings.stopping = {5, 0.1, 1.0, 0.005, 100000};
-      break;
-    case Profile::standard:
-      o.settings.stopping = {10, 0.5, 3.0, 0.005, 100000};
-      break;
-    case Profile::full:
-      o.settings.stopping = {20, 1.0, 10.0, 0.005, 100000};
-      break;
-  }
+  o.settings.stopping = profile_stopping(o.profile);
   o.settings.profile = to_string(o.profile);
 }
 
@@ -252,10 +248,15 @@ void parse_launch(const Args& args, SweepOptions& o) {
     if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
   }
   l.oversubscribe = args.count("oversubscribe") > 0;
-  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe;
+  read_launcher_words(args, l);
+  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe ||
+                           !l.launcher_args.empty() || !l.forward_env.empty();
   if (l.launcher == Launcher::local && nodes_given) {
-    throw UsageError("--hosts, --hostfile, --gpus-per-node and --oversubscribe need --launcher "
-                     "mpirun or srun");
+    throw UsageError("--hosts, --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and "
+                     "--forward-env need --launcher mpirun or srun");
+  }
+  if (!l.forward_env.empty() && l.launcher != Launcher::mpirun) {
+    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
   }
   if (l.oversubscribe && l.launcher != Launcher::mpirun) {
     throw UsageError("--oversubscribe is an mpirun option");

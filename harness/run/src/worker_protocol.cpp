@@ -59,6 +59,20 @@ WorkerStall parse_stall(const Json& j) {
   return stall;
 }
 
+std::vector<LaunchNote> parse_notes(const Json& j) {
+  const Json& notes = j.at("notes");
+  if (!notes.is_array() || notes.size() > kMaxNotes) {
+    throw UsageError(fmt::format("'notes' is not an array of at most {} notes", kMaxNotes));
+  }
+  std::vector<LaunchNote> out;
+  for (const Json& n : notes) {
+    if (!n.is_object()) throw UsageError("a note is not an object");
+    out.push_back({bounded_string(n, "kind", 64, false),
+                   bounded_string(n, "text", kMaxNoteChars, false)});
+  }
+  return out;
+}
+
 }  // namespace
 
 Json stall_message(const WorkerStall& stall) {
@@ -108,11 +122,15 @@ std::optional<WorkerMessage> parse_worker_line(const std::string& line, std::str
     } else if (type == "fatal") {
       m.kind = WorkerMessageKind::fatal;
       m.text = j.value("message", "unknown error");
+      m.launch = j.value("launch", false);
     } else if (type == "done") {
       m.kind = WorkerMessageKind::done;
     } else if (type == "stalled") {
       m.kind = WorkerMessageKind::stalled;
       m.stall = parse_stall(j);
+    } else if (type == "notes") {
+      m.kind = WorkerMessageKind::notes;
+      m.notes = parse_notes(j);
     } else {
       return fail("unknown message type '" + type + "'");
     }

@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/core/cpu_list.hpp"
+
 namespace mgbench::bench {
 
-// Parses a Linux CPU list ("0-3,8,10-11") into sorted CPU numbers; empty on malformed text.
-std::vector<int> parse_cpu_list(const std::string& text);
-// Formats CPU numbers as a CPU list ("0-3,8").
-std::string format_cpu_list(const std::vector<int>& cpus);
-// The calling thread's allowed CPUs.
-std::vector<int> current_thread_cpus();
+// CPU lists and the thread's CPUs: the platform's (cpu_list.hpp).
+using mgbench::current_thread_cpus;
+using mgbench::format_cpu_list;
+using mgbench::parse_cpu_list;
 // Restricts the calling thread to `cpus` intersected with what it may use now (the
 // process's cpuset). Returns the CPUs it now runs on; leaves the affinity alone and returns
 // the current set when the intersection is empty or `cpus` is.

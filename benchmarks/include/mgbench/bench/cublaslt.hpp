@@ -1,6 +1,7 @@
 #pragma once
-// cuBLASLt helpers shared by the GEMM workloads (gemm, train_step): RAII for the cuBLASLt
-// objects, the cudaDataType_t of a kernels::DType and the best-heuristic algorithm query.
+// cuBLASLt helpers shared by the GEMM workloads (gemm, train_step, transformer_step): RAII for
+// the cuBLASLt objects, the cudaDataType_t of a kernels::DType and the best-heuristic algorithm
+// query.
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
 
@@ -43,18 +44,29 @@ inline cudaDataType_t cuda_data_type(kernels::DType dtype) {
 }
 
 // The first algorithm of cuBLASLt's heuristic for D = alpha op(A) op(B) + beta C with at
-// most `max_workspace_bytes` of workspace. Throws WaivedError(waived_message) when cuBLASLt
-// has none (CUBLAS_STATUS_NOT_SUPPORTED or no result), ApiError on other failures.
+// most `max_workspace_bytes` of workspace, for pointers aligned to `min_alignment_bytes` (0:
+// cuBLASLt's default, 256). Throws WaivedError(waived_message) when cuBLASLt has none
+// (CUBLAS_STATUS_NOT_SUPPORTED or no result), ApiError on other failures.
 inline cublasLtMatmulHeuristicResult_t lt_best_heuristic(
     cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, cublasLtMatrixLayout_t a,
     cublasLtMatrixLayout_t b, cublasLtMatrixLayout_t c, cublasLtMatrixLayout_t d,
-    std::uint64_t max_workspace_bytes, const std::string& waived_message) {
+    std::uint64_t max_workspace_bytes, const std::string& waived_message,
+    std::uint32_t min_alignment_bytes = 0) {
   cublasLtMatmulPreference_t pref = nullptr;
   MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
   LtPtr<cublasLtMatmulPreference_t> pref_guard(pref);
   MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_workspace_bytes,
       sizeof max_workspace_bytes));
+  if (min_alignment_bytes != 0) {
+    for (const auto attribute : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                                 CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                                 CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+                                 CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+      MGBENCH_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+          pref, attribute, &min_alignment_bytes, sizeof min_alignment_bytes));
+    }
+  }
   cublasLtMatmulHeuristicResult_t heuristic{};
   int returned = 0;
   const cublasStatus_t status =

@@ -1,11 +1,13 @@
 #pragma once
-// RAII for a device allocation, shared by the workloads.
+// RAII for a device allocation, shared by the workloads, and a synchronous read-back.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
 
 #include "mgbench/core/check.hpp"
+#include "mgbench/kernels/fill.hpp"
 
 namespace mgbench::bench {
 
@@ -49,5 +51,19 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// Synchronous host copy, as doubles, of `count` elements of `dtype` at `device`, ordered after
+// everything enqueued on `stream` so far (for verification, never in a timed region).
+inline std::vector<double> read_doubles(const void* device, kernels::DType dtype,
+                                        std::size_t count, cudaStream_t stream) {
+  const std::size_t size = kernels::dtype_size(dtype);
+  std::vector<unsigned char> raw(count * size);
+  MGBENCH_CUDA_CHECK(
+      cudaMemcpyAsync(raw.data(), device, raw.size(), cudaMemcpyDeviceToHost, stream));
+  MGBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> out(count);
+  for (std::size_t i = 0; i < count; ++i) out[i] = kernels::decode_element(dtype, raw.data(), i);
+  return out;
+}
 
 }  // namespace mgbench::bench

@@ -11,11 +11,25 @@
 
 namespace mgbench::bench {
 
-// Square points (M = N = K = size) for every `size`, then batch points (M = batch,
-// N = K = hidden) for every batch x hidden, each x dtype x impl (in that nesting order).
+// Square points (M = N = K = size) for every `size`, then explicit shapes (`shape` MxNxK, e.g.
+// each GEMM of a transformer layer), then batch points (M = batch, N = K = hidden) for every
+// batch x hidden, each x dtype x impl (in that nesting order).
 // impl=mgbench x dtype=fp8 is not planned: the own kernel has no fp8 path.
-// Params: {"shape": "square"|"batch", "m", "n", "k", "dtype", "impl"}.
+// Params: {"shape": "square", "m", "n", "k", "dtype", "impl"}, {"shape": "8192x6144x4096", "m",
+// "n", "k", ...} or {"shape": "batch", "batch", "hidden", "dtype", "impl"}: a batch point keeps
+// its batch as "batch", so that with --scaling strong (the planner's per-GPU batch) its points
+// form a series by global batch. UsageError for a shape that is not MxNxK of positive integers.
 std::vector<Params> expand_gemm_points(const AxisValues& values);
+
+// M, N, K of a point: m, n, k, or for a batch point M = batch and N = K = hidden (points written
+// before batch points kept "batch" name M, N, K too). Throws UsageError when neither is there.
+struct GemmDims {
+  std::int64_t m = 0, n = 0, k = 0;
+};
+GemmDims gemm_dims(const Params& params);
+
+// "8192x6144x4096" (M x N x K, each a positive integer at most `max_dim`); UsageError otherwise.
+GemmDims parse_gemm_shape(const std::string& text, std::int64_t max_dim);
 
 double gemm_flops(std::int64_t m, std::int64_t n, std::int64_t k);  // 2 M N K
 

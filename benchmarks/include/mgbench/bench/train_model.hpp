@@ -11,15 +11,21 @@
 #include <memory>
 #include <vector>
 
-#include "mgbench/bench/cublaslt.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/bench/executor.hpp"
+#include "mgbench/bench/lt_gemm.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_reducer.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/kernels/fill.hpp"
 
 namespace mgbench::bench::train {
+
+using bench::Event;
+using bench::GemmShape;
+using bench::LtContext;
+using bench::LtGemm;
+using bench::stream_wait;
 
 struct ModelConfig {
   int layers = 8;
@@ -66,57 +72,6 @@ class PinnedBuffer {
  private:
   void release() noexcept;
   void* ptr_ = nullptr;
-};
-
-// A CUDA event without timing (ordering between streams).
-class Event {
- public:
-  Event();
-  ~Event();
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
-};
-
-// `waiter` waits for everything enqueued on `producer` so far.
-void stream_wait(cudaStream_t waiter, cudaStream_t producer, const Event& event);
-
-// The handle and the workspace shared by every GEMM of a rank (all on the timed stream).
-class LtContext {
- public:
-  explicit LtContext(std::size_t workspace_bytes);
-  cublasLtHandle_t handle() const { return handle_.get(); }
-  void* workspace() const { return workspace_.get(); }
-  std::size_t workspace_bytes() const { return workspace_.bytes(); }
-
- private:
-  DeviceBuffer workspace_;
-  LtPtr<cublasLtHandle_t> handle_;
-};
-
-// Column-major description of one GEMM: C[m,n] = op(A) op(B) (+ beta C).
-struct GemmShape {
-  cublasOperation_t trans_a = CUBLAS_OP_N, trans_b = CUBLAS_OP_N;
-  std::int64_t m = 0, n = 0, k = 0;
-  std::int64_t lda = 0, ldb = 0, ldc = 0;
-  cudaDataType_t ab_type = CUDA_R_32F, c_type = CUDA_R_32F;
-  cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
-};
-
-// One cuBLASLt matmul, planned once (heuristic) and enqueued many times.
-class LtGemm {
- public:
-  LtGemm(const LtContext& ctx, const GemmShape& s, const char* what);
-  void run(const void* a, const void* b, void* c, float beta, cudaStream_t stream) const;
-
- private:
-  const LtContext& ctx_;
-  LtPtr<cublasLtMatmulDesc_t> desc_;
-  LtPtr<cublasLtMatrixLayout_t> a_, b_, c_;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
 };
 
 // The model replica of one rank: parameters (fp32 master, momentum, gradients, 16-bit copy),
@@ -177,7 +132,9 @@ class MlpReplica {
   // stream as soon as its lowest layer's gradients are done.
   void backward(bool accumulate, bool launch_buckets);
   void reduce_bucket(const Bucket& b, cudaStream_t stream);
-  std::vector<double> read(const void* device, kernels::DType dtype, std::size_t count) const;
+  std::vector<double> read(const void* device, kernels::DType dtype, std::size_t count) const {
+    return read_doubles(device, dtype, count, env_.stream);
+  }
 
   const RankEnv& env_;
   ModelConfig cfg_;

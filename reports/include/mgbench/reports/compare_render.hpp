@@ -4,6 +4,7 @@
 // initialisation, so the `compare` command finds them without including reports/.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/core/params.hpp"
@@ -21,5 +22,18 @@ std::string format_quantity(double value, const std::string& unit);
 std::string format_change(double fraction);
 // "0.0123", "3.2e-07".
 std::string format_p_value(double p);
+
+// Shared by the console and HTML offer tables: the GPU cell of a row ("8", or "1 (GPU 5)" for a
+// per-device 1-GPU row), the best cell ("B", "tie: A, B", "-"), an offer's GPU count ("16 (2
+// nodes)"), and why a per-GPU quantity has no per-watt or per-dollar figure.
+std::string offer_row_gpus(const OfferRow& row);
+std::string best_offer_text(const BestOffer& best, const std::vector<OfferSummary>& offers);
+std::string offer_gpu_count(const OfferSummary& offer);
+inline constexpr const char* kPerGpuQuantityNote =
+    "Per watt and per dollar are left out: this figure is per GPU and does not add across GPUs "
+    "(a collective's bus bandwidth), so dividing it by power or price would compare nothing.";
+// The GPU cell of a compared point: "8", or "1 (GPU 5)" when `devices` must tell apart points
+// measured alone on several GPUs.
+std::string compared_gpus(int gpus, const std::vector<int>& devices, bool with_devices);
 
 }  // namespace mgbench::reports

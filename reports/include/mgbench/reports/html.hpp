@@ -14,8 +14,9 @@ void write_html(const mgbench::RunResult& run, const std::string& path);
 std::string render_html_report(const mgbench::RunResult& run);
 
 // Building blocks for other HTML reports (e.g. the comparison report), same look:
-// the document head (title escaped, CSS, CSP) and the closing tags.
-std::string html_page_begin(const std::string& title, const std::string& subtitle);
+// the document head (title escaped, CSS, CSP; `lang` the page's language tag) and the closing tags.
+std::string html_page_begin(const std::string& title, const std::string& subtitle,
+                            const std::string& lang = "en");
 std::string html_page_end();
 // <nav> with links to (id, label) pairs.
 std::string html_nav(const std::vector<std::pair<std::string, std::string>>& links);

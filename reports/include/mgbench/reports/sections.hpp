@@ -45,6 +45,8 @@ struct TelemetrySummary {
   std::optional<double> avg_power_w;        // mean over GPUs
   std::optional<double> max_temp_c;         // max over GPUs
   std::optional<double> sm_clock_mhz;       // median over GPUs of each GPU's median
+  std::optional<double> slowest_sm_clock_mhz;  // the lowest GPU's median, and that GPU
+  std::optional<double> slowest_sm_device;
   std::optional<double> throttle_fraction;  // max over GPUs
   std::optional<double> energy_j;           // sum over GPUs
 };

@@ -104,6 +104,13 @@ using NoiseMap = std::map<std::string, NoiseEstimate>;
 NoiseMap estimate_noise(const std::vector<const RunResult*>& runs,
                         const CompareOptions& options = {});
 
+// One part of a step-time breakdown in both runs (the presentation's breakdown chart: its parts
+// and the remainder of the total), in seconds.
+struct PartChange {
+  std::string label;  // "exposed communication", "compute" (the remainder)
+  double base_s = 0, new_s = 0;
+};
+
 struct PointComparison {
   std::string key;  // point_key()
   std::string workload;
@@ -120,7 +127,17 @@ struct PointComparison {
   std::string reason;  // why this verdict, in words
   // The compared metric as a share of each side's hardware peak (analysis/peaks.hpp).
   std::optional<double> base_of_peak, new_of_peak;
+  // Which part of the step changed: every part of the workload's breakdown chart when both
+  // points carry its total (empty otherwise).
+  std::vector<PartChange> parts;
 };
+
+// "step +0.62 ms (+15.5 %): exposed communication +0.60 ms, compute +0.02 ms, ...; most of the
+// change is in exposed communication" ("" without parts).
+std::string parts_change_text(const PointComparison& point);
+// The parts of `presentation`'s breakdown chart in both points (PointComparison::parts).
+std::vector<PartChange> step_parts(const PointResult& base, const PointResult& next,
+                                   const Presentation& presentation);
 
 // A point present on both sides but not `ok` on at least one.
 struct NotCompared {
@@ -189,7 +206,8 @@ std::string efficiency_key(const std::string& workload, const Params& params, in
 
 // ---- offer comparison ----------------------------------------------------------------------
 // Per dollar: throughput / (price per GPU-hour x GPUs), i.e. "<unit> per $/h" (e.g. TFLOP/s
-// per $/h: the throughput one dollar per hour of rented GPUs buys).
+// per $/h: the throughput one dollar per hour of rented GPUs buys). Neither per dollar nor per
+// watt for a quantity that does not add across GPUs (OfferTable::per_gpu_quantity).
 // Per watt: the point's "<metric>_per_watt" metric when present, else throughput divided by
 // the sum over the point's GPUs of the average power (telemetry gpus[].avg_power_w).
 
@@ -203,7 +221,10 @@ struct Offer {
 struct OfferSummary {
   std::string label, path, host;
   std::string gpu_model;  // "NVIDIA H200" ("A x4 + B x4" when mixed)
+  // GPUs of the submitting host (environment.gpus[]) or, when the points ran on more GPUs
+  // (across nodes), the most GPUs a point ran on; `nodes` the most nodes a point ran on.
   int gpu_count = 0;
+  int nodes = 1;
   std::string interconnect;  // "NVLink (18 links/GPU)", "PCIe Gen5 x16", "unknown"
   std::string driver, cuda, nccl;
   std::string platform;  // "bare metal", "VM (kvm)", "unknown"
@@ -217,22 +238,38 @@ struct OfferCell {
   std::optional<double> throughput, efficiency, per_watt, per_dollar;
 };
 
+// The best offer of a row for one figure: `offer` is its index, -1 unless at least two offers
+// have a value. Offers within CompareOptions::threshold of the best value are a tie: `tied`
+// lists them all (best first), and no single best is named.
+struct BestOffer {
+  int offer = -1;
+  std::vector<int> tied;
+  bool tie() const { return tied.size() > 1; }
+};
+
 struct OfferRow {
   Params params = Json::object();
   int gpus = 1;
+  // 1-GPU rows of a configuration measured on several GPUs alone (--baseline each): one row
+  // per device, matched across offers by device; empty otherwise.
+  std::vector<int> devices;
   std::vector<OfferCell> cells;  // one per offer, in input order
-  int best_throughput = -1, best_per_watt = -1, best_per_dollar = -1;  // offer index or -1
+  BestOffer best_throughput, best_per_watt, best_per_dollar;
 };
 
 struct OfferTable {
   std::string workload;
   Quantity quantity;
   std::vector<OfferRow> rows;
+  // The quantity is per GPU and does not add across GPUs (a collective's bus bandwidth: no
+  // offer has it on one GPU): no per-watt or per-dollar figure.
+  bool per_gpu_quantity = false;
 };
 
 struct OfferComparison {
   std::vector<OfferSummary> offers;
   std::vector<OfferTable> tables;
+  double tie_margin = 0.03;  // CompareOptions::threshold: offers this close tie (BestOffer)
 };
 
 OfferComparison compare_offers(const std::vector<Offer>& offers,

@@ -3,7 +3,9 @@
 // workload's presentation) and T = time (the point's median):
 //   weak   (per-GPU work fixed):  S(N) = X(N) / X(1),  E(N) = S(N) / N
 //   strong (global work fixed):   S(N) = T(1) / T(N),  E(N) = T(1) / (N T(N))
-//   Karp-Flatt serial fraction    e(N) = (1/S - 1/N) / (1 - 1/N)        (N > 1)
+//   the serial fraction of the mode (N > 1):
+//     strong: Karp-Flatt  e(N) = (1/S - 1/N) / (1 - 1/N)   (fixed total work, Amdahl)
+//     weak:   Gustafson   s(N) = (N - S) / (N - 1)          (scaled work: S = N - s (N - 1))
 //   marginal efficiency           X(N) / (2 X(N/2))                     (N/2 in the series)
 // Across nodes, E(N) splits into an intra-node part (1 -> G GPUs on one node) and an inter-node
 // part (1 node -> N/G nodes): E(N) = E(G) x (E(N) / E(G)).
@@ -21,6 +23,12 @@ namespace mgbench {
 enum class ScalingMode { weak, strong };
 const char* to_string(ScalingMode mode);
 ScalingMode scaling_mode_from_string(const std::string& text);  // throws UsageError
+// The mode a run was swept in (settings.scaling); weak when the setting is absent or malformed
+// (a results file from another machine).
+ScalingMode scaling_mode_of(const RunResult& run);
+// The parameters that identify a point's series: as recorded (weak), or with the per-GPU batch
+// replaced by the global batch, batch x gpus (strong, points with an integer "batch").
+Params series_params(const PointResult& point, ScalingMode mode);
 
 struct ThroughputMetric {
   std::string name;
@@ -33,9 +41,13 @@ using ThroughputLookup = std::function<std::optional<ThroughputMetric>(const std
 ThroughputLookup presentation_throughput(const RunResult& run);
 
 // Groups the `ok` points by workload + canonical params across GPU counts; one series per group
-// that has a 1-GPU point with a positive throughput (groups without one get no series: there is
-// no baseline to scale against). Rows whose throughput metric is missing are left out; when a
-// GPU count has several ok points (e.g. `--baseline each`), the lowest plan index is used.
+// that has a 1-GPU point with a positive throughput. A group whose 1-GPU point gave no result
+// (failed, timeout, oom, wrong) is scaled against its next-smallest GPU count instead
+// (ScalingSeries::baseline_gpus, no_baseline says why: N in every formula is then N / b); a group
+// with no 1-GPU point at all gets no series. Rows whose throughput metric is missing are left
+// out; when a GPU count above 1 has several ok points, the lowest plan index is used. Several
+// 1-GPU points on different devices (`--baseline each`) give the median device (the upper middle
+// of an even count) as the baseline (ScalingSeries::baseline says which).
 // Strong mode: points with an integer "batch" parameter are matched by global batch
 // (batch x gpus), e.g. batch 64 on 1 GPU, 32 on 2 and 16 on 4 form one series with
 // global_batch 64. Workloads without a "batch" parameter have per-GPU work by definition

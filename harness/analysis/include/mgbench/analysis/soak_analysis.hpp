@@ -68,6 +68,10 @@ struct SoakAnalysis {
   std::vector<std::string> reasons;  // why not stable (empty when stable)
 };
 
+// A severe clock-event reason (hardware slowdown, software or hardware thermal slowdown, power
+// brake); the software power cap is not one: a GPU at full load normally runs at its limit.
+bool severe_throttle_reason(const std::string& name);
+
 // Rolling medians of `values` over `n` consecutive entries (size - n + 1 of them; none when
 // there are fewer than n values).
 std::vector<double> rolling_medians(const std::vector<double>& values, int n);

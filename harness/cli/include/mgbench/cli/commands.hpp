@@ -19,12 +19,14 @@ struct Command {
   bool hidden = false;
 };
 
+int cmd_accept(int argc, char** argv);
 int cmd_compare(int argc, char** argv);
 int cmd_completion(int argc, char** argv);
 int cmd_doctor(int argc, char** argv);
 int cmd_history(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_list(int argc, char** argv);
+int cmd_predict(int argc, char** argv);
 int cmd_report(int argc, char** argv);
 int cmd_sweep(int argc, char** argv);
 int cmd_soak(int argc, char** argv);

@@ -36,6 +36,16 @@ inline constexpr const char* kFakeTelemetry = "MGBENCH_TEST_FAKE_TELEMETRY";
 // "1": enabling peer access fails for every group of two or more ranks, as on a VM whose IOMMU
 // or ACS setting blocks peer-to-peer although cudaDeviceCanAccessPeer says yes.
 inline constexpr const char* kPeerAccessFail = "MGBENCH_TEST_PEER_ACCESS_FAIL";
+// "1": a rank started by mpirun or srun sees one of the fake GPUs only, the one of its local
+// rank (as srun --gpus-per-task=1 shows each task one GPU): per-task GPU binding without Slurm.
+inline constexpr const char* kFakeGpuPerTask = "MGBENCH_TEST_FAKE_GPU_PER_TASK";
+// `mgbench accept` in tests: "ok", or STAGE=BEHAVIOR items (communication, scaling, soak)
+// separated by commas: every measuring stage runs the selftest workload, with that behaviour
+// (ok where none is named), in place of the stage's workloads.
+inline constexpr const char* kAcceptLoad = "MGBENCH_TEST_ACCEPT_LOAD";
+// FILE: `mgbench accept` takes the doctor's checks from FILE (doctor --json's shape) instead of
+// running `mgbench doctor --json`.
+inline constexpr const char* kAcceptDoctor = "MGBENCH_TEST_ACCEPT_DOCTOR";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 

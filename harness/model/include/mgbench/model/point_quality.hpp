@@ -89,6 +89,9 @@ double pcie_lane_GBps(unsigned gen);
 double pcie_link_GBps(unsigned gen, unsigned width);  // lanes x lane rate, per direction
 // GB/s of one NVLink link in one direction: 20 (NVLink 1), 25 (2, 3, 4), 50 (5); 0 unknown.
 double nvlink_link_GBps(int generation);
+// The GPU's NVLink generation: its model's row where the model is known and has NVLink, else
+// its architecture's (nvlink_generation_of); 0 when neither knows one.
+int nvlink_generation(const HardwareLimits& hw);
 // A link's bound in one direction and where it came from, in words; GBps 0 when unknown.
 struct LinkLimit {
   double GBps = 0;

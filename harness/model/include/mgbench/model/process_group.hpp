@@ -17,6 +17,10 @@ class ProcessGroup {
   virtual int local_rank() const = 0;
   virtual int local_size() const = 0;
   virtual const std::string& host() const = 0;  // this process's node
+  // The CUDA ordinal of this process's GPU, as the launch mapped it from what its ranks see
+  // (per-task GPU binding included); -1: the plan's device of its local rank.
+  virtual int device() const { return -1; }
+  virtual std::string device_bus_id() const { return ""; }  // its PCI bus id ("": unknown)
 
   // Every process calls each collective, in the same order. `step` says where the ranks are
   // (e.g. "point 3, sample 2: start gates enqueued"): a launch names it when a rank does not

@@ -93,6 +93,9 @@ struct RunResult {
   // `mgbench soak`: the windows over time, the health counters and the verdict (docs/SOAK.md);
   // null for a sweep. The ChartSpec::timeseries charts draw its windows.
   Json soak;
+  // `mgbench accept`: the stages, the criteria and the checklist (analysis/accept.hpp,
+  // docs/ACCEPT.md); null for every other run. The stages' own runs are results of their own.
+  Json accept;
   // Each point's figures as a share of its GPU's peak, the GPU model's row and expected ranges
   // (peak_share.hpp): derived data, recomputed by `report`; empty when not computed.
   PeakReport peaks;

@@ -39,6 +39,12 @@ struct DeviceInventory {
 DeviceInventory probe_devices();
 // Versions only; never throws (fields stay 0 when unknown).
 Versions probe_versions();
+// The PCI bus ids of the GPUs this process sees, in CUDA ordinal order; empty without a driver
+// or a device. Creates no context.
+std::vector<std::string> visible_gpu_bus_ids();
+// Makes `device` current for the calling thread (CUDA creates its context now); false when CUDA
+// refuses.
+bool select_device(int device);
 std::string format_cuda_version(int code);   // 13000 -> "13.0"
 std::string format_nccl_version(int code);   // 22803 -> "2.28.3"
 

@@ -1,8 +1,7 @@
 #pragma once
-// One process per host through the engine the cluster already has (mpirun or srun), for
-// commands that ask every host something (`mgbench doctor --hosts`): no SSH, no daemon. Each
-// process prints one marked JSON line on stdout; the launcher forwards it here. Host lists and
-// hostfiles are read by the run layer (launcher.hpp), as for the sweep.
+// The answers of `mgbench doctor --fingerprint` run once per host through mpirun or srun (the run
+// layer's launch of one rank per node, launcher.hpp): each process prints one marked JSON line on
+// stdout; the launcher forwards it here.
 #include <string>
 #include <vector>
 
@@ -11,15 +10,6 @@
 #include "mgbench/platform/host_compare.hpp"
 
 namespace mgbench {
-
-// The launcher command that starts `command` once on each host:
-//   mpirun --host h1,h2 -np 2 --map-by ppr:1:node COMMAND...
-//   srun --ntasks-per-node=1 [--nodes=2 --nodelist=h1,h2] COMMAND...  (no hosts: every node
-//   of the allocation)
-// `launcher` is mpirun or srun (UsageError for local).
-std::vector<std::string> fanout_command(Launcher launcher,
-                                        const std::vector<std::string>& hosts,
-                                        const std::vector<std::string>& command);
 
 // The marker that starts each host's answer line.
 inline constexpr const char* kFingerprintMarker = "mgbench-fingerprint ";

@@ -36,6 +36,11 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
                                                    const std::vector<int>& cuda_devices);
 // CUDA ordinal -> PCI bus id (default: cudaDeviceGetPCIBusId); "" when unknown.
 using BusIdResolver = std::function<std::string(int cuda_device)>;
+// Same, each device's GPU found by `resolver` (a node leader with per-task GPU binding: the
+// node's GPUs its own CUDA does not see, by the bus ids their ranks reported).
+std::unique_ptr<PointObserver> make_node_observer(const RunSettings& settings,
+                                                  const std::vector<int>& cuda_devices,
+                                                  BusIdResolver resolver);
 // Same, with an explicit NVML (nullptr: unavailable, no warning) and bus id resolver. For tests.
 std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
                                                    const std::vector<int>& cuda_devices,

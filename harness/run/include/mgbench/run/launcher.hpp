@@ -7,6 +7,10 @@
 
 #include "mgbench/model/placement.hpp"
 
+namespace cxxopts {
+class ParseResult;
+}
+
 namespace mgbench {
 
 struct HostSlots {
@@ -19,6 +23,11 @@ struct LaunchOptions {
   std::vector<HostSlots> hosts;  // --hosts or --hostfile, in node order (empty: none given)
   int gpus_per_node = 0;         // --gpus-per-node (0: from the hosts' slots or the probe)
   bool oversubscribe = false;    // mpirun --oversubscribe (more ranks than a host's slots)
+  // --launcher-arg: words given to mpirun or srun as they are, after mgbench's own (so that they
+  // win where the launcher takes the last of two settings), e.g. --allow-run-as-root.
+  std::vector<std::string> launcher_args;
+  // --forward-env: more variables mpirun passes to every rank (NAME, or PREFIX* for a family).
+  std::vector<std::string> forward_env;
 };
 
 // `--launcher` when it is not given: srun inside a Slurm allocation (SLURM_JOB_ID set), local
@@ -38,13 +47,66 @@ int planned_gpus_per_node(const LaunchOptions& options, int local_devices);
 // SLURM_JOB_NUM_NODES, or local: 1).
 int max_nodes(const LaunchOptions& options);
 
+// The variables mpirun passes to every rank besides those --forward-env adds (ranks on this host
+// inherit the whole environment; remote ones get only these): NCCL_*, MGBENCH_*, CUDA_* (with
+// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER), UCX_*, OMPI_MCA_*, PMIX_MCA_* and
+// LD_LIBRARY_PATH. Never a launcher's per-process variables (OMPI_COMM_WORLD_*, PMIX_RANK...).
+bool forwarded_by_default(const std::string& name);
+// The names of this environment that mpirun forwards: the defaults, then `extra` (a name, or a
+// prefix ending in '*'), each once, in the environment's order.
+std::vector<std::string> forwarded_variables(const std::vector<std::string>& extra);
+// Checks a --forward-env entry: a variable name, or a prefix followed by '*'. UsageError.
+void check_forward_name(const std::string& name);
+// --launcher-arg (every occurrence, in order, whole: a word may hold commas) and --forward-env
+// of a command line (sweep, doctor). UsageError on a bad name.
+void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
+
+// A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
+// srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail
+// (E2BIG).
+inline constexpr std::size_t kMaxHostListChars = 4096;
+bool hosts_need_file(const Placement& placement);
+// That file's contents: "host slots=N" lines for mpirun, one host per line for srun.
+std::string hostfile_text(Launcher launcher, const Placement& placement);
+
 // The launch of one group of `placement`: the command line in front of the worker's own
-// (`mgbench worker ...`); empty for the local launcher.
-std::vector<std::string> launch_prefix(const LaunchOptions& options, const Placement& placement);
-// The worker's arguments after the prefix.
-std::vector<std::string> worker_arguments(Launcher launcher);
+// (`mgbench worker ...`); empty for the local launcher. When hosts_need_file(), `hostfile`
+// names the file that holds them.
+std::vector<std::string> launch_prefix(const LaunchOptions& options, const Placement& placement,
+                                       const std::string& hostfile = "");
+// The worker's arguments after the prefix; a launched worker is told its node's devices, so
+// that each rank selects its GPU before MPI starts (a CUDA-aware MPI uses the current device).
+std::vector<std::string> worker_arguments(Launcher launcher, const std::vector<int>& devices = {});
 // One line for --dry-run: the prefix, the worker and its arguments, shell-quoted.
-std::string launch_command_line(const LaunchOptions& options, const Placement& placement);
+std::string launch_command_line(const LaunchOptions& options, const Placement& placement,
+                                const std::vector<int>& devices = {});
+
+// A launch about to start: its command line, and the temporary hostfile it names (removed with
+// this object). Throws EnvironmentError when the file cannot be written.
+class PreparedLaunch {
+ public:
+  PreparedLaunch(const LaunchOptions& options, const Placement& placement);
+  ~PreparedLaunch();
+  PreparedLaunch(const PreparedLaunch&) = delete;
+  PreparedLaunch& operator=(const PreparedLaunch&) = delete;
+  const std::vector<std::string>& prefix() const { return prefix_; }
+
+ private:
+  std::string hostfile_;
+  std::vector<std::string> prefix_;
+};
+
+// The device probe of a sweep whose ranks run elsewhere: one rank on each known node (the hosts
+// given, the allocation's nodes under srun, else this host), so that the orchestrator loads no
+// CUDA and every node is reached once before the first group.
+Placement probe_placement(const LaunchOptions& options);
+
+// One line for a launch that ended (`how`: "exit code 1") before any rank said hello, from what
+// the launcher printed: the cause and the fix where they are known (OpenMPI's refusal to run as
+// root, too few slots, a remote host not reached, mgbench missing there), else the launcher's
+// first line of output.
+std::string launch_failure_line(Launcher launcher, const std::string& how,
+                                const std::string& output);
 
 // Throws EnvironmentError (exit 4) with one line when the launcher cannot be used here: a build
 // without MPI, or (with `need_program`) mpirun or srun not on PATH, saying what to install.

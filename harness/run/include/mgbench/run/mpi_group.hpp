@@ -15,6 +15,11 @@ class LaunchedGroup : public ProcessGroup {
   // `stalled` worker line naming the step and every missing rank with its host; once they have
   // all arrived, a second one with nobody missing. 0: no watch (the default).
   virtual void watch_arrivals(double deadline_s) = 0;
+  // The GPU this process uses from now on (ProcessGroup::device(), device_bus_id()).
+  virtual void set_device(int ordinal, const std::string& bus_id) = 0;
+  // abort() for a launch that cannot run any group (its ranks cannot be placed): the `fatal`
+  // line says so, and the orchestrator stops the sweep instead of failing point after point.
+  [[noreturn]] virtual void abort_launch(const std::string& reason) = 0;
 };
 
 // The arrival watch's deadline for a group: a quarter of its --group-timeout, so that the

@@ -10,19 +10,27 @@
 
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/run/plan.hpp"
+#include "mgbench/run/rank_placement.hpp"
 #include "mgbench/model/results.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
 namespace mgbench {
 
+struct AttemptOutcome;
+
 struct ProbeResult {
   DeviceInventory inventory;
   Json environment = Json::object();
   Json doctor;  // null unless asked
+  std::vector<NodeReport> nodes;  // a launched probe: every node's report (rank order)
 };
 
+// How long a device probe (a worker, or a launch of one rank per node) may take.
+inline constexpr double kProbeTimeoutSeconds = 120.0;
 // Runs `mgbench worker` in probe mode (or in-process). Throws EnvironmentError.
 ProbeResult probe(Isolation isolation, bool doctor);
+// A probe worker's `probe` message as a ProbeResult.
+ProbeResult probe_result(const Json& body);
 
 // Set from the SIGINT/SIGTERM/SIGHUP handler; checked between reads.
 std::atomic<bool>& interrupt_flag();
@@ -70,21 +78,30 @@ class Orchestrator {
   bool interrupted() const { return interrupted_; }
   // The first journal write error (empty when none): groups after it were not started.
   const std::string& journal_error() const { return journal_error_; }
+  // Why a launch did not start (empty when every launch started): the sweep stopped there, and
+  // the points not run are `skipped`.
+  const std::string& launch_error() const { return launch_error_; }
   std::vector<PointResult> results() const;  // every planned point, in plan order
 
  private:
+  struct Attempt;
   void run_group(const PlannedGroup& group);
+  void on_group_message(const PlannedGroup& group, Attempt& attempt, const WorkerMessage& m);
+  void stop_for_launch(const PlannedGroup& group, const std::vector<PlannedPoint>& points,
+                       const std::string& why);
   void run_group_in_process(const PlannedGroup& group, std::vector<PlannedPoint> points);
   // Runs one worker attempt; returns the points still to run (after a crash) or none.
   std::vector<PlannedPoint> run_group_attempt(const PlannedGroup& group,
                                               const std::vector<PlannedPoint>& points);
+  std::vector<PlannedPoint> after_attempt(const PlannedGroup& group, const Attempt& attempt,
+                                          const AttemptOutcome& outcome, bool launched);
   // After a group timeout: the point in flight (if any) is `timeout` with `why`; the points
   // left are returned for a fresh launch when `relaunch`, else recorded as not run.
   std::vector<PlannedPoint> after_timeout(const PlannedGroup& group, const PlannedPoint* in_flight,
                                           const std::vector<PlannedPoint>& left,
                                           const std::string& why, bool relaunch);
   GroupSpec make_spec(const PlannedGroup& group, const std::vector<PlannedPoint>& points) const;
-  void record(const PointResult& point);
+  void record(const PointResult& point, bool quiet = false);
   void record_unfinished(const PlannedGroup& group, const PlannedPoint& point, Status status,
                          const std::string& message);
   void progress(const PlannedGroup& group, std::size_t index);
@@ -96,6 +113,8 @@ class Orchestrator {
   std::map<std::size_t, PointResult> results_;
   bool interrupted_ = false;
   std::string journal_error_;
+  std::string launch_error_;
+  std::set<std::string> noted_;  // kinds of launch notes already said
   std::size_t done_count_ = 0;
   double started_s_ = 0;
   bool tty_ = false;

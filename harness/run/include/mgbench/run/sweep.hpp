@@ -28,7 +28,8 @@ void apply_nvls(const SweepOptions& options);
 int run_sweep(const SweepOptions& options, const std::vector<std::string>& argv,
               std::map<std::size_t, PointResult> finished, const RunSinks& sinks);
 // A loaded run's derived data follows this build: the presentation and the summary of every
-// workload this build knows are recomputed from the points (`mgbench report`); the
+// workload this build knows, the scaling series and the verdicts (in the run's settings.scaling
+// mode, with settings.baseline_each) are recomputed from the points (`mgbench report`); the
 // measurements themselves never change.
 void refresh_derived(RunResult& run);
 

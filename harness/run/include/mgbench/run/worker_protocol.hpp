@@ -6,7 +6,11 @@
 //   {"type":"started","index":N}         before point N runs
 //   {"type":"point","result":{...}}      point N finished (any status)
 //   {"type":"probe","inventory":{...},"environment":{...},"doctor":...}   probe mode
-//   {"type":"fatal","message":"..."}     the worker cannot go on (it exits non-zero)
+//   {"type":"fatal","message":"..."}     the worker cannot go on (it exits non-zero); a launched
+//                                        rank adds "launch":true when no group can run on
+//                                        this launch (its ranks cannot be placed)
+//   {"type":"notes","notes":[{"kind":"..","text":".."}]}   a launched rank 0, at start: what
+//                                        looks wrong in where its ranks run
 //   {"type":"done"}                      all points reported
 //   {"type":"stalled","step":"..","waited_s":S,"missing":[{"rank":R,"host":".."}]}
 //        a launched rank 0 has waited S s at a collective for the ranks listed; an empty list
@@ -18,10 +22,11 @@
 
 #include "mgbench/model/limits.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/run/rank_placement.hpp"
 
 namespace mgbench {
 
-enum class WorkerMessageKind { hello, started, point, probe, fatal, done, stalled };
+enum class WorkerMessageKind { hello, started, point, probe, fatal, done, stalled, notes };
 
 // A rank that has not reached a collective: its number and its node.
 struct StalledRank {
@@ -40,6 +45,8 @@ inline constexpr std::size_t kMaxStallRanks = 4096;
 inline constexpr std::size_t kMaxStepChars = 512;
 inline constexpr std::size_t kMaxHostChars = 255;
 inline constexpr int kMaxRank = 1 << 20;
+inline constexpr std::size_t kMaxNotes = 16;
+inline constexpr std::size_t kMaxNoteChars = 2048;
 
 struct WorkerMessage {
   WorkerMessageKind kind = WorkerMessageKind::hello;
@@ -48,6 +55,8 @@ struct WorkerMessage {
   Json body;              // the whole object
   std::string text;       // fatal message; hello: the host of a launched rank 0 ("" if none)
   WorkerStall stall;      // stalled
+  bool launch = false;    // fatal: the launch cannot run any group
+  std::vector<LaunchNote> notes;  // notes
 };
 
 // The `stalled` message (every field within the bounds above; the step and hosts are cut to
