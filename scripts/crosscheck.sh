@@ -10,4 +10,4 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 command -v python3 >/dev/null || { echo "crosscheck: python3 not found (skipped)" >&2; exit 77; }
-exec python3 "$here/crosscheck.py" "$@"
+exec python3 -B "$here/crosscheck.py" "$@"  # -B: no __pycache__ in scripts/
