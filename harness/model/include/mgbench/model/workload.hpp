@@ -130,7 +130,6 @@ class Workload {
   Presentation presentation() const;
   // The points of a group of `gpus` GPUs.
   std::vector<Params> expand_points(const AxisValues& values, int gpus = 1) const;
-  std::vector<Params> expand_points(const AxisValues& values) const;
   // Why `params` cannot run on `gpus` GPUs ("" when it can; always "" without a fits function).
   std::string unfit(const Params& params, int gpus, int gpus_per_node) const;
   const GroupRunner& run() const { return runner_; }
