@@ -7,6 +7,7 @@
 
 #include "mgbench/bench/allreduce_math.hpp"
 #include "mgbench/bench/collective_point.hpp"
+#include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/measurement.hpp"
 
@@ -201,6 +202,7 @@ Workload nccl_collective_workload(const CollectiveDecl& d) {
         return collective::plateau_summary(name, summary, points);
       })
       .throughput("busbw_GBps", "GB/s")
+      .cost([kind = d.kind](const Params& params) { return collective_cost(kind, params); })
       .present(collective_presentation({}))
       .estimate_seconds_per_point(1.0)
       .selected_by_default_in({Profile::standard, Profile::full})
