@@ -14,7 +14,7 @@
 // rotation of buffer sets larger than twice the L2 cache); algbw above HBM's copy limit is
 // flagged. Verification as nccl-tests, exact in every dtype (collective_point.hpp): #wrong
 // counts every element that differs from its source (or exact sum) on every rank.
-// Profiles: standard = bf16, 1 KiB .. 256 MiB in x8 steps and 1 GiB, out-of-place; full = all
+// Profiles: standard = bf16, 1 KiB, 64 KiB, 4 MiB and 256 MiB, out-of-place; full = all
 // four dtypes, 8 B .. 1 GiB in x2 steps, in- and out-of-place; not in quick's default selection
 // (named with --workloads: bf16, 1 MiB and 256 MiB). Sizes below one element per rank are left
 // out of a group. Shared machinery: collective_workload.hpp.

@@ -146,14 +146,13 @@ Presentation collective_presentation(const std::vector<std::string>& keys) {
 }
 
 std::vector<std::uint64_t> collective_sizes(Profile profile) {
-  // Standard: x8 steps from 1 KiB (the launch-bound start, the protocol switches) to 256 MiB, and
-  // 1 GiB: two plateau sizes. Full: 8 B .. 1 GiB in x2 steps, as the all-reduce. Quick (run only
-  // when named): 1 MiB and 256 MiB.
+  // Standard: x64 steps from 1 KiB to 256 MiB: the launch-bound start, 64 KiB and 4 MiB around
+  // the protocol switches, and a plateau size; four sizes, so that the six collectives at four
+  // GPU counts add about 14 % to the default sweep (docs/METHODOLOGY.md). Full: 8 B .. 1 GiB in
+  // x2 steps, as the all-reduce. Quick (run only when named): 1 MiB and 256 MiB.
   if (profile == Profile::quick) return {kMiB, 256 * kMiB};
   if (profile == Profile::full) return allreduce::size_list(8, 1024 * kMiB, 2);
-  std::vector<std::uint64_t> sizes = allreduce::size_list(1024, 256 * kMiB, 8);
-  sizes.push_back(1024 * kMiB);
-  return sizes;
+  return allreduce::size_list(1024, 256 * kMiB, 64);
 }
 
 Workload nccl_collective_workload(const CollectiveDecl& d) {

@@ -48,6 +48,8 @@ TEST_CASE("list documents every collective with its formulas, one GPU and its ax
     CHECK(block.find("busbw = algbw") != std::string::npos);
     CHECK(block.find("One GPU:") != std::string::npos);
     CHECK(block.find("--param bytes") != std::string::npos);
+    // Standard: four sizes x64 apart, from the launch-bound 1 KiB to the 256 MiB plateau.
+    CHECK(block.find("default 1024,65536,4194304,268435456;") != std::string::npos);
     const bool rooted = name == "broadcast" || name == "reduce";
     const bool p2p = name == "alltoall" || name == "sendrecv";
     CHECK((block.find("--param root") != std::string::npos) == rooted);
@@ -72,8 +74,8 @@ TEST_CASE("a dry run plans every collective on 1, 2, 4 and 8 GPUs", "[collective
     REQUIRE(groups.size() == 4);
     CHECK(groups.front().first == "0");
     CHECK(groups.back().first == "0,1,2,3,4,5,6,7");
-    // Standard profile: bf16, 1 KiB .. 256 MiB in x8 steps and 1 GiB, out of place, root 0.
-    for (const auto& g : groups) CHECK(g.second == 8);
+    // Standard profile: bf16, 1 KiB, 64 KiB, 4 MiB and 256 MiB, out of place, root 0.
+    for (const auto& g : groups) CHECK(g.second == 4);
   }
 }
 
