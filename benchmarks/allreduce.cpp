@@ -38,44 +38,20 @@
 #include <fmt/format.h>
 
 #include "mgbench/bench/allreduce_math.hpp"
-#include "mgbench/bench/device_buffer.hpp"
+#include "mgbench/bench/collective_point.hpp"
+#include "mgbench/bench/collective_workload.hpp"
 #include "mgbench/bench/device_restore.hpp"
 #include "mgbench/bench/executor.hpp"
-#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/bench/peer_allreduce.hpp"
 #include "mgbench/bench/work_costs.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
-#include "mgbench/kernels/allreduce.hpp"
-#include "mgbench/kernels/fill.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/workload.hpp"
 
 namespace mgbench::bench {
 
 namespace {
-
-constexpr std::uint32_t kSeed = 0x6d676231;
-constexpr std::uint64_t kNoCount = ~std::uint64_t{0};
-// Buffer sets of a rotation start on this alignment (NCCL and the own kernels like 256).
-constexpr std::size_t kSlotAlign = 256;
-// Messages below this are also timed with the other launch method (device and host side by
-// side): there, launch cost is a large share of the time.
-constexpr std::uint64_t kTimeBothBelowBytes = std::uint64_t{1} << 20;
-
-// The kernels move 16-byte packs: every device buffer here has at least 16 bytes.
-DeviceBuffer device_buffer(std::size_t bytes) {
-  return DeviceBuffer(std::max<std::size_t>(bytes, 16));
-}
-
-ncclDataType_t nccl_datatype(kernels::DType dtype) {
-  switch (dtype) {
-    case kernels::DType::bf16: return ncclBfloat16;
-    case kernels::DType::fp16: return ncclFloat16;
-    case kernels::DType::int32: return ncclInt32;
-    default: return ncclFloat32;
-  }
-}
 
 // The own all-reduce of one rank for the whole group, from its first mgbench point on.
 struct PeerSlot {
@@ -117,182 +93,25 @@ struct GroupState {
   RankSlots<PeerSlot> peers;
 };
 
-// Shared by both implementations: buffers, initialisation and verification.
-// Consecutive ops use the buffer sets of a rotation in turn (cache=cold: more than twice the
-// L2 cache in all, so every op reads its input from HBM; cache=hot: one set).
-class AllreducePoint : public RankPoint {
+// The own one-shot / two-shot kernels; buffers, initialisation and verification are the
+// collectives' (CollectivePoint).
+class PeerPoint final : public CollectivePoint {
  public:
-  explicit AllreducePoint(RankEnv& env) : env_(env) {
-    const Params& p = *env.params;
-    dtype_ = reduce_dtype_from_string(param_str(p, "dtype"));
-    count_ = static_cast<std::size_t>(param_int(p, "count"));
-    inplace_ = param_bool(p, "inplace");
-    const std::size_t bytes = std::max<std::size_t>(count_ * kernels::dtype_size(dtype_), 16);
-    stride_ = (bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
-    // Every rank the same number of sets: the verification runs one op per set.
-    rotation_ = env.agreed_rotation(stride_ * (inplace_ ? 1 : 2));
-    send_ = device_buffer(stride_ * rotation_.sets);
-    if (!inplace_) recv_ = device_buffer(stride_ * rotation_.sets);
-    // Allocated now, not during the verification: a cudaMalloc or cudaFree there, while a
-    // faster peer already waits in its verification op, can wait for that peer forever.
-    counter_ = device_buffer(sizeof(unsigned long long));
-    initialise();
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-  }
-
-  void enqueue() final {
-    last_ = next_;
-    run_once(last_);
-    next_ = (next_ + 1) % rotation_.sets;
-  }
-
-  Json rank_details() override {
-    return Json{{"peak_bytes", send_.bytes() + recv_.bytes()},
-                {"rotation", rotation_json(rotation_)}};
-  }
-
-  // The output the last timed op left (out-of-place: its input is unchanged), then a fresh
-  // op on every buffer set (in-place ops have changed the input), checked element by
-  // element; the wrong counts are summed over ranks (collective).
-  Verification verify() final {
-    Verification v;
-    std::uint64_t wrong = 0;
-    std::exception_ptr error;
-    bool issued = false;
-    try {
-      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-      if (!inplace_) wrong = count_wrong(last_);
-      initialise();
-      for (std::size_t slot = 0; slot < rotation_.sets; ++slot) run_once(slot);
-      issued = true;
-      MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-      after_op(v);
-      for (std::size_t slot = 0; slot < rotation_.sets; ++slot) wrong += count_wrong(slot);
-    } catch (...) {
-      error = std::current_exception();
-      if (!issued) abandon_collective();  // the peers' op would wait for this rank forever
-    }
-    // Every rank reaches this exchange exactly once, whatever failed above.
-    void* mine = reinterpret_cast<void*>(static_cast<std::uintptr_t>(error ? kNoCount : wrong));
-    const auto all = env_.all_gather_ptr(mine);
-    if (error) std::rethrow_exception(error);
-    std::uint64_t total = 0;
-    for (void* slot : all) {
-      const auto n = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(slot));
-      if (n != kNoCount) total += n;
-    }
-    v.details["wrong"] = total;
-    v.details["wrong_on_rank"] = wrong;
-    v.details["checked"] = static_cast<std::uint64_t>(count_) *
-                           static_cast<std::uint64_t>(env_.nranks) *
-                           static_cast<std::uint64_t>(rotation_.sets + (inplace_ ? 0 : 1));
-    if (total != 0 && v.ok) {
-      v.ok = false;
-      v.message = fmt::format("{} of {} elements differ from the exact sum ({} on rank {})",
-                              total, v.details["checked"].get<std::uint64_t>(), wrong, env_.rank);
-    }
-    return v;
-  }
-
- protected:
-  virtual void run_once(std::size_t slot) = 0;  // enqueues one op on env_.stream
-  virtual void after_op(Verification&) {}  // implementation-specific health checks
-  virtual void abandon_collective() {}      // this rank will not join the op it owes
-
-  void* in(std::size_t slot) const { return static_cast<char*>(send_.get()) + slot * stride_; }
-  void* out(std::size_t slot) const {
-    return static_cast<char*>(inplace_ ? send_.get() : recv_.get()) + slot * stride_;
-  }
-
-  RankEnv env_;
-  kernels::DType dtype_ = kernels::DType::fp32;
-  std::size_t count_ = 0;
-  bool inplace_ = false;
-  DeviceBuffer send_, recv_;
-
- private:
-  // This rank's input pattern in every set; the outputs poisoned (NaN / INT32_MIN: never a
-  // valid sum).
-  void initialise() {
-    for (std::size_t slot = 0; slot < rotation_.sets; ++slot) {
-      MGBENCH_CUDA_CHECK(kernels::allreduce_fill_input(in(slot), count_, dtype_, env_.rank,
-                                                       kSeed, env_.stream));
-    }
-    if (!inplace_) {
-      MGBENCH_CUDA_CHECK(kernels::fill_poison(recv_.get(), recv_.bytes() / kernels::dtype_size(dtype_),
-                                              dtype_, env_.stream));
-    }
-  }
-
-  std::uint64_t count_wrong(std::size_t slot) {
-    auto* c = static_cast<unsigned long long*>(counter_.get());
-    MGBENCH_CUDA_CHECK(cudaMemsetAsync(c, 0, sizeof(unsigned long long), env_.stream));
-    MGBENCH_CUDA_CHECK(kernels::allreduce_count_wrong(out(slot), count_, dtype_,
-                                                      env_.nranks, kSeed, c, env_.stream));
-    unsigned long long host = 0;
-    MGBENCH_CUDA_CHECK(
-        cudaMemcpyAsync(&host, c, sizeof host, cudaMemcpyDeviceToHost, env_.stream));
-    MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
-    return host;
-  }
-
-  std::size_t stride_ = 0;  // bytes between consecutive buffer sets
-  Rotation rotation_;
-  DeviceBuffer counter_;    // the verification's count of wrong elements
-  std::size_t next_ = 0, last_ = 0;  // the set of the next op, of the last op
-};
-
-class NcclPoint final : public AllreducePoint {
- public:
-  explicit NcclPoint(RankEnv& env) : AllreducePoint(env) {
-    if (env.comm == nullptr) throw EnvironmentError("impl=nccl without an NCCL communicator");
-    owner_ = NcclComms::owner_of(env.comm, &owner_rank_);
-    datatype_ = nccl_datatype(dtype_);
-  }
-
- protected:
-  void run_once(std::size_t slot) override {
-    if (owner_ != nullptr) {
-      owner_->allreduce(owner_rank_, in(slot), out(slot), count_, datatype_, env_.stream);
-    } else {
-      nccl_allreduce(env_.comm, in(slot), out(slot), count_, datatype_, env_.stream);
-    }
-  }
-
-  void after_op(Verification&) override {
-    if (owner_ != nullptr && owner_->aborted()) {
-      throw EnvironmentError("NCCL communicators aborted: " + owner_->abort_reason());
-    }
-  }
-
-  void abandon_collective() override {
-    if (owner_ != nullptr) {
-      owner_->abort(fmt::format("rank {} failed before its verification all-reduce", env_.rank));
-    }
-  }
-
- private:
-  NcclComms* owner_ = nullptr;
-  int owner_rank_ = 0;
-  ncclDataType_t datatype_ = ncclFloat32;
-};
-
-class PeerPoint final : public AllreducePoint {
- public:
-  PeerPoint(RankEnv& env, PeerAllreduce& peer) : AllreducePoint(env), peer_(peer) {
+  PeerPoint(RankEnv& env, PeerAllreduce& peer)
+      : CollectivePoint(env, collective::Kind::allreduce), peer_(peer) {
     if (env.params->contains("algo")) algo_ = peer_algo_from_string(param_str(*env.params, "algo"));
-    chosen_ = peer_.resolve(count_, dtype_, algo_);
+    chosen_ = peer_.resolve(layout_.count, dtype_, algo_);
   }
 
   Json rank_details() override {
-    Json d = AllreducePoint::rank_details();
+    Json d = CollectivePoint::rank_details();
     d["algo"] = to_string(chosen_);
     return d;
   }
 
  protected:
   void run_once(std::size_t slot) override {
-    peer_.run(in(slot), out(slot), count_, dtype_, env_.stream, algo_);
+    peer_.run(in(slot), out(slot), layout_.count, dtype_, env_.stream, algo_);
   }
 
   // abandon_collective: nothing to do, the peers' barriers give up after the gate timeout.
@@ -314,7 +133,7 @@ std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
   const std::string waived = allreduce::waiver(env.nranks, param_bool(*env.params, "inplace"));
   if (!waived.empty()) throw WaivedError(waived);
   const std::string impl = param_str(*env.params, "impl");
-  if (impl == "nccl") return std::make_unique<NcclPoint>(env);
+  if (impl == "nccl") return std::make_unique<NcclCollectivePoint>(env, collective::Kind::allreduce);
   if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
   PeerSlot& slot = state.peers[env.slot()];
   if (slot.peer) {
@@ -338,15 +157,7 @@ std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
 GroupRunner allreduce_runner() {
   return [](GroupContext& ctx) {
     auto state = std::make_shared<GroupState>(ctx);
-    RunnerOptions options;
-    // Default host: nccl-tests' method, and the latency an eagerly launching framework waits
-    // for; small messages are also timed device-side, shown next to it (docs/METHODOLOGY.md).
-    options.default_timing = TimingMethod::host;
-    options.default_cache = CacheMode::cold;
-    options.time_both = [](const Params& p) {
-      return static_cast<std::uint64_t>(param_int(p, "bytes")) < kTimeBothBelowBytes;
-    };
-    options.limits = {LimitCheck{"algbw_GBps", LimitKind::copy}};
+    RunnerOptions options = collective_runner_options();
     // Communicators only for NCCL's points; the own points enable peer access themselves
     // (PeerAllreduce), and a group where that fails waives them only.
     for (const auto& point : ctx.spec.points) {
@@ -366,70 +177,6 @@ GroupRunner allreduce_runner() {
 }  // namespace
 
 }  // namespace mgbench::bench
-
-namespace {
-// How reports show the all-reduce: nccl-tests style tables per dtype, busbw and time vs message
-// size on a log2 axis, and the plateau busbw per GPU count.
-mgbench::Presentation allreduce_presentation() {
-  using namespace mgbench;
-  return Presentation()
-      .metric(MetricSpec("busbw_GBps", "busbw", "GB/s")
-                  .format(ValueFormat::fixed, 2)
-                  .of_peak(PeakSpec::peer_link()))
-      .metric(MetricSpec("algbw_GBps", "algbw", "GB/s").format(ValueFormat::fixed, 2))
-      .metric(MetricSpec("time_us", "time", "us")
-                  .format(ValueFormat::fixed, 2)
-                  .better(Better::lower))
-      .axis(AxisSpec("bytes", "message size")
-                .format(ValueFormat::bytes)
-                .log2()
-                .with({"count"})
-                .tooltip_word("size"))
-      .table(TableSpec()
-                 .split_by({"dtype"})
-                 .sort_by({"gpus", "impl", "inplace", "bytes"})
-                 .no_fixed_caption()
-                 .column(ColumnSpec::gpus())
-                 .column(ColumnSpec::param("bytes", "size").format(ValueFormat::bytes))
-                 .column(ColumnSpec::param("count"))
-                 .column(ColumnSpec::param("impl"))
-                 .column(ColumnSpec::params())
-                 .column(ColumnSpec::param("inplace", "in-place"))
-                 .column(ColumnSpec::metric("time_us", "time (us)")
-                             .format(ValueFormat::fixed, 2)
-                             .or_median(1e6))
-                 .column(ColumnSpec::metric("device_time_us", "device (us)")
-                             .format(ValueFormat::fixed, 2))
-                 .column(ColumnSpec::metric("host_time_us", "host-launched (us)")
-                             .format(ValueFormat::fixed, 2))
-                 .column(ColumnSpec::metric("algbw_GBps", "algbw (GB/s)")
-                             .format(ValueFormat::fixed, 2))
-                 .column(ColumnSpec::metric("busbw_GBps", "busbw (GB/s)")
-                             .format(ValueFormat::fixed, 2)
-                             .when_absent("\u2014"))
-                 .column(ColumnSpec::verification("wrong", "#wrong", "N/A"))
-                 .tail())
-      .chart(ChartSpec::scaling())
-      .chart(ChartSpec::line("busbw", "busbw_GBps")
-                 .titled("bus bandwidth vs message size")
-                 .y_axis("busbw (GB/s)")
-                 .split_by({"dtype"})
-                 .or_metric("algbw_GBps", "algorithm bandwidth vs message size",
-                            "1 GPU: busbw is 0 by definition"))
-      .chart(ChartSpec::line("time", "time_us")
-                 .titled("time vs message size")
-                 .y_axis("time (us)", AxisScale::log10)
-                 .split_by({"dtype"})
-                 .or_median(1e6))
-      .summary(SummarySpec("plateau", "plateau", "median busbw over message sizes >= 64 MiB")
-                   .column("gpus", "GPUs", ValueFormat::count)
-                   .column("dtype", "dtype")
-                   .column("impl", "impl")
-                   .column("inplace", "in-place")
-                   .column("measured", "timing, cache")
-                   .column("plateau_busbw_GBps", "plateau busbw (GB/s)", ValueFormat::fixed, 2));
-}
-}  // namespace
 
 MGBENCH_REGISTER_WORKLOAD(
     mgbench::Workload("allreduce")
@@ -467,6 +214,6 @@ MGBENCH_REGISTER_WORKLOAD(
         .summarize(mgbench::bench::allreduce::plateau_summary)
         .throughput("busbw_GBps", "GB/s")
         .cost(mgbench::bench::allreduce_cost)
-        .present(allreduce_presentation())
+        .present(mgbench::bench::collective_presentation({"impl"}))
         .estimate_seconds_per_point(1.0)
         .runner(mgbench::bench::allreduce_runner()));

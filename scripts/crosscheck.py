@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
 """Cross-check mgbench against independent tools on this GPU machine (scripts/crosscheck.sh).
 
-all-reduce  all_reduce_perf from nccl-tests (-g 1 -d float -o sum), out-of-place time per op,
-            against mgbench's NCCL fp32 out-of-place points on 1 GPU measured with timing=host
-            and cache=hot. nccl-tests launches its operations back to back from the host, so
+collectives each NCCL collective against its nccl-tests binary (-g 1 -d float; sums for the
+            reductions, root 0 for broadcast and reduce): allreduce / all_reduce_perf,
+            allgather / all_gather_perf, reducescatter / reduce_scatter_perf, alltoall /
+            alltoall_perf, broadcast / broadcast_perf, reduce / reduce_perf, sendrecv /
+            sendrecv_perf. Out-of-place time per op, against mgbench's fp32 out-of-place points
+            on 1 GPU (all-reduce: impl=nccl) measured with timing=host and cache=hot, at the same
+            sizes: nccl-tests' `size` column is the total that mgbench's `bytes` is (the
+            collectives that split it over the ranks start at 16 bytes, below which nccl-tests
+            rounds a rank's share to nothing). nccl-tests launches its operations back to back
+            from the host, so
             host timing is the like-for-like mgbench mode. In a sweep from -b to -e it moves its
             buffers by one message per iteration inside the largest size's allocation. Up to
             8 MiB (both buffers 16 MiB, inside L2) one process sweeps every size (-b 8 -e 8M
@@ -18,13 +25,14 @@ gemm        torch.matmul in sustained mode (scripts/torch_matmul_reference.py --
             operands) at M = N = K = 4096 and 8192, for bf16, fp16, tf32, fp32 and fp8.
             Tolerance: 3 %.
 
-delta % = (mgbench - reference) / reference x 100, on time per op (all-reduce) and TFLOP/s
-(gemm). Prints one table per workload and writes crosscheck.json and crosscheck.csv to --out.
+delta % = (mgbench - reference) / reference x 100, on time per op (collectives) and TFLOP/s
+(gemm). Prints one table per workload and writes crosscheck.json, crosscheck.csv and
+crosscheck.md to --out.
 Exit codes: 0 every compared row within tolerance; 1 a row beyond tolerance or missing on one
 side; 2 usage; 4 mgbench or a reference tool failed to run; 77 nothing failed, but a reference
 tool is absent (nccl-tests not found, or python3 without torch/CUDA), so its part was skipped.
 
---repeats R runs both sides of the all-reduce check R times, alternating, and compares the median
+--repeats R runs both sides of each collective's check R times, alternating, and compares the median
 over the runs of each tool's figure. A host-launched operation of a few microseconds costs what
 the host's launch path costs, and on some hosts that cost is drawn per process: it holds for
 the life of one process and differs from the next by up to a third. Each run of either tool is
@@ -35,10 +43,10 @@ sizes below 16 MiB on such hosts). "delta fastest %" compares the fastest runs (
 judged), and "runs %" is the larger of the two tools' run-to-run spreads ((max - min) / median).
 --cpus LIST runs both tools on the same CPUs. Where the launch cost depends on the core that
 launches (a core far from the GPU, a virtual CPU on another socket), it takes that variable out
-of the comparison.
+of the comparison. --only takes a comma list (e.g. --only allgather,sendrecv); --sizes a comma
+list of sizes in bytes (ascending, x2 apart where below 8 MiB) instead of 8 B .. 1 GiB.
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -49,9 +57,24 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 
+from crosscheck_output import render_section, size_label, write_outputs
+
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_ENV, EXIT_SKIPPED = 0, 1, 2, 4, 77
 MIB = 1 << 20
-ALLREDUCE_SIZES = [8 << i for i in range(28)]  # 8 B .. 1 GiB, x2
+COLLECTIVE_SIZES = [8 << i for i in range(28)]  # 8 B .. 1 GiB, x2
+# name: (its nccl-tests binary, that binary's arguments beyond -b -e -f -g -d -c -n -w, mgbench
+# --param values beyond dtype, inplace, bytes, timing and cache, whether nccl-tests splits the
+# size over the ranks (its smallest size is then 16 bytes per rank)).
+COLLECTIVES = {
+    "allreduce": ("all_reduce_perf", ["-o", "sum"], ["impl=nccl"], False),
+    "allgather": ("all_gather_perf", [], [], True),
+    "reducescatter": ("reduce_scatter_perf", ["-o", "sum"], [], True),
+    "alltoall": ("alltoall_perf", [], [], True),
+    "broadcast": ("broadcast_perf", ["-r", "0"], ["root=0"], False),
+    "reduce": ("reduce_perf", ["-o", "sum", "-r", "0"], ["root=0"], False),
+    "sendrecv": ("sendrecv_perf", [], [], False),
+}
+WORKLOADS = list(COLLECTIVES) + ["gemm"]
 GEMM_SIZES = [4096, 8192]
 GEMM_DTYPES = ["bf16", "fp16", "tf32", "fp32", "fp8"]
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
@@ -64,12 +87,13 @@ class ToolError(Exception):
 # ---- parsing -------------------------------------------------------------------------------
 
 
-def parse_all_reduce_perf(text):
-    """Rows of an all_reduce_perf table: {bytes: {time_us, algbw, busbw, wrong}}, out-of-place.
+def parse_nccl_tests_perf(text, tool="all_reduce_perf"):
+    """Rows of a nccl-tests table (every *_perf binary prints the same columns):
+    {bytes: {time_us, algbw, busbw, wrong}}, out-of-place.
 
     The column header line ('#  size  count  type  redop  root  time  algbw ...') names the
     columns; the first time/algbw/busbw/#wrong after 'root' (or 'redop' in older versions) are
-    the out-of-place ones. Raises ToolError when there is no header or no row."""
+    the out-of-place ones. Raises ToolError (naming `tool`) when there is no header or no row."""
     columns = None
     rows = {}
     for line in text.splitlines():
@@ -93,9 +117,9 @@ def parse_all_reduce_perf(text):
             "wrong": named.get("#wrong"),
         }
     if columns is None:
-        raise ToolError("no all_reduce_perf column header ('# size count type redop ...') found")
+        raise ToolError(f"no {tool} column header ('# size count type redop ...') found")
     if not rows:
-        raise ToolError("all_reduce_perf printed its header but no result row")
+        raise ToolError(f"{tool} printed its header but no result row")
     return rows
 
 
@@ -133,15 +157,15 @@ def point_setting(point, name):
     return str(value) if value is not None else None
 
 
-def mgbench_allreduce(results):
-    """{bytes: value} for NCCL fp32 out-of-place points on 1 GPU: a dict of figures, or a
-    string saying why the point has none (its status and message)."""
+def mgbench_collective(results, workload="allreduce"):
+    """{bytes: value} for the collective's NCCL fp32 out-of-place root-0 points on 1 GPU: a dict
+    of figures, or a string saying why the point has none (its status and message)."""
     out = {}
-    for p in mgbench_points(results, "allreduce"):
+    for p in mgbench_points(results, workload):
         params = p.get("params", {})
-        if (params.get("impl"), params.get("dtype"), p.get("gpus")) != ("nccl", "fp32", 1):
+        if (params.get("impl", "nccl"), params.get("dtype"), p.get("gpus")) != ("nccl", "fp32", 1):
             continue
-        if str(params.get("inplace")).lower() == "true":
+        if str(params.get("inplace")).lower() == "true" or int(params.get("root", 0)) != 0:
             continue
         out[int(params["bytes"])] = point_figures(p, {"time_us": "time_us", "algbw": "algbw_GBps"})
     return out
@@ -173,12 +197,12 @@ def point_figures(point, names):
 # ---- the decision --------------------------------------------------------------------------
 
 
-def allreduce_tolerance(nbytes):
+def collective_tolerance(nbytes):
     return 0.03 if nbytes >= MIB else 0.10
 
 
 GEMM_TOLERANCE = 0.03
-ALLREDUCE_SETTINGS = {"timing": "host", "cache": "hot"}
+COLLECTIVE_SETTINGS = {"timing": "host", "cache": "hot"}
 GEMM_SETTINGS = {"cache": "hot", "timing": "host"}
 
 
@@ -209,14 +233,14 @@ def compare(key, mine, reference, tolerance, field, expect=None):
     return row
 
 
-def allreduce_rows(mine, reference):
+def collective_rows(mine, reference):
     """Rows by size, judged on `time_us`; figures that carry "runs" and "fastest" (over_runs)
     add their run-to-run spread and the delta of the fastest runs."""
     rows = []
     for nbytes in sorted(set(mine) | set(reference)):
         ref = reference.get(nbytes, {})
         row = compare(size_label(nbytes), mine.get(nbytes), ref.get("time_us"),
-                      allreduce_tolerance(nbytes), "time_us", ALLREDUCE_SETTINGS)
+                      collective_tolerance(nbytes), "time_us", COLLECTIVE_SETTINGS)
         own = mine.get(nbytes) if isinstance(mine.get(nbytes), dict) else {}
         row["runs_pct"] = run_spread_pct([own.get("runs"), ref.get("runs")])
         fastest = own.get("fastest"), ref.get("fastest")
@@ -244,64 +268,6 @@ def exit_code(sections):
     if any(s.get("skipped") for s in sections) or any(r["status"] == "skipped" for r in rows):
         return EXIT_SKIPPED
     return EXIT_OK
-
-
-# ---- output --------------------------------------------------------------------------------
-
-
-def size_label(nbytes):
-    for unit, scale in (("GiB", 1 << 30), ("MiB", MIB), ("KiB", 1 << 10)):
-        if nbytes >= scale and nbytes % scale == 0:
-            return f"{nbytes // scale} {unit}"
-    return f"{nbytes} B"
-
-
-def fmt(value, digits):
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def signed(value):
-    return "—" if value is None else f"{value:+.2f}"
-
-
-def render_section(section):
-    lines = [f"== {section['title']}", f"   {section['method']}"]
-    if section.get("skipped"):
-        lines.append(f"   skipped: {section['skipped']}")
-        return "\n".join(lines)
-    header = (section["key"], f"mgbench ({section['unit']})", f"reference ({section['unit']})",
-              "delta %", "tol %", "delta fastest %", "runs %", "result", "note")
-    body = [(r["key"], fmt(r["mgbench"], 2), fmt(r["reference"], 2), signed(r["delta_pct"]),
-             f"{r['tolerance_pct']:g}", signed(r.get("fastest_delta_pct")),
-             fmt(r.get("runs_pct"), 1), r["status"], r["note"])
-            for r in section["rows"]]
-    widths = [max(len(str(row[i])) for row in [header] + body) for i in range(len(header))]
-    for row in [header] + body:
-        cells = [str(c).ljust(w) if i in (0, 7, 8) else str(c).rjust(w)
-                 for i, (c, w) in enumerate(zip(row, widths))]
-        lines.append("   " + "  ".join(cells).rstrip())
-    failed = sum(r["status"] in ("FAIL", "missing") for r in section["rows"])
-    lines.append(f"   {len(section['rows']) - failed} of {len(section['rows'])} rows within tolerance")
-    return "\n".join(lines)
-
-
-def write_outputs(out_dir, sections, code):
-    os.makedirs(out_dir, exist_ok=True)
-    document = {"generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                "exit_code": code, "sections": sections}
-    with open(os.path.join(out_dir, "crosscheck.json"), "w", encoding="utf-8") as f:
-        json.dump(document, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(out_dir, "crosscheck.csv"), "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["workload", "case", "unit", "mgbench", "reference", "delta_pct",
-                         "tolerance_pct", "fastest_delta_pct", "runs_pct", "status", "note"])
-        for s in sections:
-            for r in s["rows"]:
-                writer.writerow([s["name"], r["key"], s["unit"], r["mgbench"], r["reference"],
-                                 r["delta_pct"], r["tolerance_pct"], r.get("fastest_delta_pct"),
-                                 r.get("runs_pct"),
-                                 r["status"], r["note"]])
 
 
 # ---- running the tools ---------------------------------------------------------------------
@@ -377,49 +343,57 @@ def run_mgbench(args, workload, params, out_name):
         return json.load(f)
 
 
-def find_all_reduce_perf(nccl_tests):
+def find_nccl_tests_binary(nccl_tests, binary="all_reduce_perf"):
     if nccl_tests:
-        for candidate in (os.path.join(nccl_tests, "build", "all_reduce_perf"),
-                          os.path.join(nccl_tests, "all_reduce_perf")):
+        for candidate in (os.path.join(nccl_tests, "build", binary),
+                          os.path.join(nccl_tests, binary)):
             if os.access(candidate, os.X_OK):
                 return candidate
         return None
-    return shutil.which("all_reduce_perf")
+    return shutil.which(binary)
 
 
 def nccl_tests_iterations(nbytes):
-    """(-n, -w) for one all_reduce_perf size: about 50 ms of operations, 20 to 2000 of them."""
+    """(-n, -w) for one nccl-tests size: about 50 ms of operations, 20 to 2000 of them."""
     estimate_s = 5e-6 + 2.0 * nbytes / 3e12  # launch cost, then a copy at HBM speed
     iters = int(min(2000, max(20, 0.05 / estimate_s)))
     return iters, max(5, iters // 10)
 
 
-L2_RESIDENT_MAX = 8 * MIB  # sizes up to this one: one all_reduce_perf sweep per run
+L2_RESIDENT_MAX = 8 * MIB  # sizes up to this one: one nccl-tests sweep per run
 
 
-def run_all_reduce_perf(tool, sizes, args, env):
+def run_nccl_tests_perf(tool, sizes, args, env, tool_args=("-o", "sum")):
     """The out-of-place figures {bytes: figures} of sizes (ascending, x2 apart) from one
-    all_reduce_perf process; -n from the largest size."""
+    nccl-tests process; -n from the largest size."""
     iters, warmup = nccl_tests_iterations(sizes[-1])
     text = run_tool([tool, "-b", str(sizes[0]), "-e", str(sizes[-1]), "-f", "2", "-g", "1",
-                     "-d", "float", "-o", "sum", "-c", "1", "-n", str(iters), "-w", str(warmup)]
-                    + args.nccl_arg, env=env)
-    rows = parse_all_reduce_perf(text)
+                     "-d", "float"] + list(tool_args) +
+                    ["-c", "1", "-n", str(iters), "-w", str(warmup)] + args.nccl_arg, env=env)
+    name = os.path.basename(tool)
+    rows = parse_nccl_tests_perf(text, name)
     missing = [n for n in sizes if n not in rows]
     if missing:
-        raise ToolError(f"all_reduce_perf -b {sizes[0]} -e {sizes[-1]} printed no row for "
+        raise ToolError(f"{name} -b {sizes[0]} -e {sizes[-1]} printed no row for "
                         f"{missing[0]} bytes")
     return {n: rows[n] for n in sizes}
 
 
-def all_reduce_perf_run(tool, args, env):
-    """One run of the reference over ALLREDUCE_SIZES: one sweep over the L2-resident sizes,
-    then one process per larger size."""
-    small = [n for n in ALLREDUCE_SIZES if n <= L2_RESIDENT_MAX]
-    figures = run_all_reduce_perf(tool, small, args, env)
-    for n in ALLREDUCE_SIZES[len(small):]:
-        figures.update(run_all_reduce_perf(tool, [n], args, env))
+def nccl_tests_run(tool, sizes, args, env, tool_args):
+    """One run of the reference over `sizes`: one sweep over the L2-resident sizes, then one
+    process per larger size."""
+    small = [n for n in sizes if n <= L2_RESIDENT_MAX]
+    figures = run_nccl_tests_perf(tool, small, args, env, tool_args) if small else {}
+    for n in sizes[len(small):]:
+        figures.update(run_nccl_tests_perf(tool, [n], args, env, tool_args))
     return figures
+
+
+def collective_sizes(args, splits):
+    """The sizes of one collective's check: --sizes, else 8 B .. 1 GiB; from 16 bytes for the
+    collectives nccl-tests splits over the ranks (it rounds a rank's share to 16 bytes)."""
+    sizes = args.sizes or COLLECTIVE_SIZES
+    return [n for n in sizes if not splits or n >= 16]
 
 
 def over_runs(runs, field):
@@ -448,28 +422,33 @@ def run_spread_pct(row_runs):
     return max(spreads) if spreads else None
 
 
-def allreduce_section(args):
-    section = {"name": "allreduce", "title": "all-reduce: mgbench NCCL vs nccl-tests all_reduce_perf",
-               "method": f"fp32 sum, out-of-place, 1 GPU; time per op in us; mgbench timing=host "
-                         f"cache=hot, all_reduce_perf -b 8 -e 8M -f 2 then -b S -e S above; the median "
-                         f"over {args.repeats} alternating run(s) of each" +
+def collective_section(args, name):
+    binary, tool_args, own_params, splits = COLLECTIVES[name]
+    sizes = collective_sizes(args, splits)
+    section = {"name": name, "title": f"{name}: mgbench NCCL vs nccl-tests {binary}",
+               "method": f"fp32{' sum' if '-o' in tool_args else ''}, out-of-place, 1 GPU; time "
+                         f"per op in us; mgbench timing=host cache=hot, {binary} "
+                         f"{' '.join(tool_args) + ' ' if tool_args else ''}-b {sizes[0]} -e 8M "
+                         f"-f 2 then -b S -e S above; the median over {args.repeats} alternating "
+                         f"run(s) of each" +
                          (f"; both on CPUs {sorted(args.cpus)}" if args.cpus else ""),
                "key": "size", "unit": "us", "rows": []}
-    tool = find_all_reduce_perf(args.nccl_tests)
+    tool = find_nccl_tests_binary(args.nccl_tests, binary)
     if tool is None:
         where = f"in {args.nccl_tests} (or its build/)" if args.nccl_tests else "on PATH"
-        section["skipped"] = f"all_reduce_perf not found {where}; pass --nccl-tests DIR"
+        section["skipped"] = f"{binary} not found {where}; pass --nccl-tests DIR"
         return section
     env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(args.device))
-    sizes = ",".join(str(s) for s in ALLREDUCE_SIZES)
-    params = ["impl=nccl", "dtype=fp32", "inplace=false", f"bytes={sizes}"]
+    params = own_params + ["dtype=fp32", f"bytes={','.join(str(s) for s in sizes)}"]
+    if name not in ("alltoall", "sendrecv"):
+        params.append("inplace=false")
     mine, reference = [], []
     for rep in range(args.repeats):
-        results = run_mgbench(args, "allreduce", params + settings_params(ALLREDUCE_SETTINGS),
-                              f"mgbench-allreduce-{rep + 1}")
-        mine.append(mgbench_allreduce(results))
-        reference.append(all_reduce_perf_run(tool, args, env))
-    section["rows"] = allreduce_rows(over_runs(mine, "time_us"), over_runs(reference, "time_us"))
+        results = run_mgbench(args, name, params + settings_params(COLLECTIVE_SETTINGS),
+                              f"mgbench-{name}-{rep + 1}")
+        mine.append(mgbench_collective(results, name))
+        reference.append(nccl_tests_run(tool, sizes, args, env, tool_args))
+    section["rows"] = collective_rows(over_runs(mine, "time_us"), over_runs(reference, "time_us"))
     return section
 
 
@@ -504,6 +483,31 @@ def default_mgbench():
     return built if os.access(built, os.X_OK) else (shutil.which("mgbench") or "mgbench")
 
 
+def parse_only(parser, text):
+    """--only as a list of known workloads (None: every one)."""
+    if text is None:
+        return None
+    names = [n for n in text.split(",") if n]
+    unknown = [n for n in names if n not in WORKLOADS]
+    if unknown or not names:
+        parser.error(f"--only: unknown workload {unknown[0] if unknown else repr(text)} "
+                     f"(expected a comma list of {', '.join(WORKLOADS)})")
+    return names
+
+
+def parse_sizes(parser, text):
+    """--sizes as ascending positive byte counts (None: the default list)."""
+    if text is None:
+        return None
+    try:
+        sizes = [int(n) for n in text.split(",")]
+    except ValueError:
+        parser.error(f"--sizes: '{text}' is not a comma list of byte counts")
+    if not sizes or min(sizes) <= 0 or sizes != sorted(set(sizes)) or max(sizes) > 1 << 34:
+        parser.error("--sizes: sizes must be positive, ascending, distinct and at most 16 GiB")
+    return sizes
+
+
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="scripts/crosscheck.sh",
                                      description=__doc__.split("\n\n")[0],
@@ -511,13 +515,17 @@ def parse_args(argv):
                                      epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--mgbench", default=default_mgbench(), help="the mgbench binary")
     parser.add_argument("--nccl-tests", help="nccl-tests directory (its build/ holds "
-                                             "all_reduce_perf); default: all_reduce_perf on PATH")
+                                             "all_reduce_perf and the other *_perf binaries); "
+                                             "default: the binaries on PATH")
     parser.add_argument("--python", default="python3", help="python with torch (default python3)")
-    parser.add_argument("--only", choices=["allreduce", "gemm"], help="run one workload only")
+    parser.add_argument("--only", help="comma list of the workloads to check: "
+                                       + ", ".join(WORKLOADS) + " (default: all)")
+    parser.add_argument("--sizes", help="comma list of collective sizes in bytes, ascending "
+                                        "(default 8 B .. 1 GiB in x2 steps)")
     parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
     parser.add_argument("--repeats", type=int, default=8,
-                        help="alternating runs of mgbench and all_reduce_perf; medians compared "
-                             "(default 8)")
+                        help="alternating runs of mgbench and each nccl-tests binary; medians "
+                             "compared (default 8)")
     parser.add_argument("--torch-seconds", type=float, default=3.0,
                         help="timed seconds per torch case after its 1 s warm-up (default 3)")
     parser.add_argument("--out", default=None, help="output directory (default "
@@ -525,7 +533,7 @@ def parse_args(argv):
     parser.add_argument("--cpus", help="run both tools on these CPUs only (a list such as 2 or "
                                          "0-3): the same launch path for both")
     parser.add_argument("--nccl-arg", action="append", default=[],
-                        help="extra all_reduce_perf argument (repeatable)")
+                        help="extra argument of every nccl-tests binary (repeatable)")
     parser.add_argument("--mgbench-param", action="append", default=[],
                         help="extra mgbench --param NAME=V for both sweeps (repeatable)")
     parser.add_argument("--mgbench-arg", action="append", default=[],
@@ -542,6 +550,8 @@ def parse_args(argv):
         if not args.cpus <= os.sched_getaffinity(0):
             parser.error(f"--cpus: CPUs {sorted(args.cpus - os.sched_getaffinity(0))} are not "
                          f"available to this process")
+    args.only = parse_only(parser, args.only)
+    args.sizes = parse_sizes(parser, args.sizes)
     if args.out is None:
         args.out = os.path.join("results", "crosscheck-" +
                                 datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ"))
@@ -555,9 +565,10 @@ def main(argv):
     CPUS = args.cpus
     sections = []
     try:
-        for name, build in (("allreduce", allreduce_section), ("gemm", gemm_section)):
-            if args.only in (None, name):
-                sections.append(build(args))
+        for name in WORKLOADS:
+            if args.only is None or name in args.only:
+                sections.append(gemm_section(args) if name == "gemm"
+                                else collective_section(args, name))
                 print(render_section(sections[-1]), flush=True)
     except (ToolError, OSError, ValueError, KeyError) as e:
         print(f"crosscheck: {e}", file=sys.stderr)
@@ -570,7 +581,8 @@ def main(argv):
         return EXIT_ENV
     verdict = {EXIT_OK: "every row within tolerance", EXIT_FAIL: "FAILED: rows beyond tolerance "
                "or missing", EXIT_SKIPPED: "skipped: a reference tool is absent (exit 77)"}[code]
-    print(f"crosscheck: {verdict}; tables in {os.path.join(args.out, 'crosscheck.json')} and .csv")
+    print(f"crosscheck: {verdict}; tables in {os.path.join(args.out, 'crosscheck.json')}, .csv "
+          f"and .md")
     return code
 
 

@@ -79,6 +79,24 @@ std::vector<Params> allreduce_points(const std::vector<std::string>& dtypes,
   return points;
 }
 
+std::vector<Params> collective_points(const std::string& workload, int gpus,
+                                      const std::vector<std::uint64_t>& bytes,
+                                      const AxisValues& extra) {
+  const Workload* w = find_workload(workload);
+  REQUIRE(w != nullptr);
+  AxisValues values;
+  for (std::uint64_t b : bytes) values["bytes"].push_back(Json(b));
+  values["dtype"] = {Json("fp32"), Json("bf16"), Json("fp16"), Json("int32")};
+  if (w->find_axis("inplace") != nullptr) values["inplace"] = {Json(false), Json(true)};
+  if (w->find_axis("root") != nullptr) values["root"] = {Json("0")};
+  if (w->find_axis("algo") != nullptr) values["algo"] = {Json("default")};
+  if (w->find_axis("proto") != nullptr) values["proto"] = {Json("default")};
+  values["timing"] = {Json("host")};
+  values["cache"] = {Json("hot")};
+  for (const auto& [name, list] : extra) values[name] = list;
+  return w->expand_points(values, gpus);
+}
+
 int cuda_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) return 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mgbench/model/group.hpp"
+#include "mgbench/model/workload.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"  // skip_test
@@ -47,6 +48,13 @@ std::vector<Params> allreduce_points(const std::vector<std::string>& dtypes,
                                      const std::vector<std::uint64_t>& counts,
                                      const std::string& impl,
                                      const std::vector<std::string>& algos);
+
+// Points of the registered collective `workload` for a group of `gpus`, through its own expansion:
+// `bytes`, every dtype (fp32, bf16, fp16, int32), in and out of place where it has both, root 0,
+// NCCL's own algorithm and protocol, timing=host, cache=hot; `extra` replaces any of these axes.
+std::vector<Params> collective_points(const std::string& workload, int gpus,
+                                      const std::vector<std::uint64_t>& bytes,
+                                      const AxisValues& extra = {});
 
 // Number of visible CUDA devices (0 when the query fails).
 int cuda_device_count();

@@ -2,14 +2,12 @@
 #include "mgbench/bench/allreduce_math.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
-#include <tuple>
 
+#include "mgbench/bench/collective_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/model/measurement.hpp"
-#include "mgbench/model/stats.hpp"
 
 namespace mgbench::bench::allreduce {
 
@@ -18,21 +16,14 @@ double algbw_gbps(std::uint64_t bytes, double seconds) {
   return static_cast<double>(bytes) / seconds / 1e9;
 }
 
-double busbw_factor(int nranks) {
-  if (nranks <= 1) return 0.0;
-  return 2.0 * static_cast<double>(nranks - 1) / static_cast<double>(nranks);
-}
+double busbw_factor(int nranks) { return collective::busbw_factor(collective::Kind::allreduce, nranks); }
 
 double busbw_gbps(std::uint64_t bytes, double seconds, int nranks) {
   return algbw_gbps(bytes, seconds) * busbw_factor(nranks);
 }
 
 std::string waiver(int nranks, bool inplace) {
-  if (nranks == 1 && inplace) {
-    return "an in-place all-reduce on one GPU moves nothing (NCCL returns at once): no time or "
-           "bandwidth to measure";
-  }
-  return {};
+  return collective::waiver(collective::Kind::allreduce, nranks, inplace);
 }
 
 Json metrics(std::uint64_t bytes, int nranks, double seconds) {
@@ -85,16 +76,7 @@ std::uint64_t element_count(std::uint64_t bytes, const std::string& dtype) {
 
 namespace {
 
-std::uint64_t bytes_of(const Json& value) {
-  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  if (value.is_number_integer()) {
-    const auto v = value.get<std::int64_t>();
-    if (v < 0) throw UsageError("all-reduce bytes must not be negative");
-    return static_cast<std::uint64_t>(v);
-  }
-  if (value.is_string()) return parse_size(value.get<std::string>(), "all-reduce bytes");
-  throw UsageError("all-reduce bytes must be a size");
-}
+using collective::bytes_of;
 
 const std::vector<Json>& values_of(const AxisValues& values, const std::string& name,
                                    const std::vector<Json>& fallback) {
@@ -144,43 +126,9 @@ std::vector<Params> expand_points(const AxisValues& values) {
 }
 
 Json plateau_summary(const std::vector<PointResult>& points) {
-  using Key = std::tuple<int, std::string, std::string, bool, std::string, std::string>;
-  struct Acc {
-    std::vector<double> busbw;
-    std::set<std::uint64_t> sizes;
-  };
-  std::map<Key, Acc> groups;
-  for (const auto& p : points) {
-    if (p.workload != "allreduce" || p.status != Status::ok) continue;
-    if (!p.metrics.is_object() || !p.metrics.contains("busbw_GBps")) continue;
-    if (!p.params.contains("bytes") || !p.params.contains("impl")) continue;
-    const std::uint64_t bytes = bytes_of(p.params["bytes"]);
-    if (bytes < kPlateauMinBytes) continue;
-    const std::string impl = p.params["impl"].get<std::string>();
-    const std::string dtype = p.params.value("dtype", std::string("fp32"));
-    const bool inplace = p.params.value("inplace", false);
-    std::string algo = p.params.value("algo", std::string("auto"));
-    if (impl != "mgbench") algo = "auto";
-    // Figures timed or cached differently are never pooled.
-    const std::string method = p.timing.empty() ? "" : p.timing + ", " + p.cache;
-    Acc& acc = groups[Key{p.gpus, impl, dtype, inplace, algo, method}];
-    acc.busbw.push_back(p.metrics["busbw_GBps"].get<double>());
-    acc.sizes.insert(bytes);
-  }
-  Json rows = Json::array();
-  for (const auto& [key, acc] : groups) {
-    const auto& [gpus, impl, dtype, inplace, algo, method] = key;
-    Json row{{"gpus", gpus},
-             {"impl", impl},
-             {"dtype", dtype},
-             {"inplace", inplace},
-             {"plateau_busbw_GBps", median_of(acc.busbw)},
-             {"sizes", Json(std::vector<std::uint64_t>(acc.sizes.begin(), acc.sizes.end()))}};
-    if (algo != "auto") row["algo"] = algo;
-    if (!method.empty()) row["measured"] = method;
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  // The own kernels' forced algorithm only (NCCL's points carry none).
+  return collective::plateau_summary(
+      "allreduce", {{"impl", ""}, {"dtype", ""}, {"inplace", ""}, {"algo", "auto"}}, points);
 }
 
 int input_value(int rank, std::uint64_t index, std::uint32_t seed) {

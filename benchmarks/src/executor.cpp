@@ -20,6 +20,7 @@
 #include "mgbench/bench/batch_boundary.hpp"
 #include "mgbench/bench/cpu_affinity.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
+#include "mgbench/bench/nccl_stretches.hpp"
 #include "mgbench/bench/watchdog_deadline.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/core/error.hpp"
@@ -45,8 +46,6 @@ constexpr double kVerifyWindowS = 5.0;
 // before they free their buffers (the own all-reduce's barriers give up after the gate
 // timeout).
 constexpr double kDrainSlackS = 5.0;
-// Communicator creation may take this share of the group timeout.
-constexpr double kInitShareOfGroupTimeout = 0.5;
 // Samples of the second timing method of a point timed both ways (RunnerOptions::time_both).
 constexpr int kSecondMethodSamples = 25;
 
@@ -112,17 +111,28 @@ class GroupRun {
     const int first = processes != nullptr ? processes->rank() : 0;
     shared_ = std::make_unique<GroupShared>(ctx_.spec.devices, ctx_.spec.settings, processes,
                                             device_of(first));
+    const NcclEnvFn env = options_.needs_nccl ? options_.nccl_env : NcclEnvFn();
+    for (const NcclStretch& stretch : nccl_stretches(ctx_.spec, env)) run_stretch(stretch, first);
+  }
+
+ private:
+  // One stretch: its communicators (created with its NCCL variables set), then every rank's
+  // points of the stretch; a failed rank ends the group as before.
+  void run_stretch(const NcclStretch& stretch, int first) {
     std::unique_ptr<NcclComms> comms;
     if (options_.needs_nccl) {
-      comms = make_comms();
+      const ScopedNcclEnv env(stretch.variables);
+      comms = make_group_comms(ctx_.spec, ctx_.processes, device_of(first));
       shared_->comms = comms.get();
     }
+    nccl_env_ = Json::object();
+    for (const auto& [name, value] : stretch.variables) nccl_env_[name] = value;
     std::vector<std::thread> threads;
     std::vector<std::exception_ptr> errors(n_);
-    for (int r = first; r < (processes != nullptr ? first + 1 : n_); ++r) {
-      threads.emplace_back([this, r, &errors] {
+    for (int r = first; r < (ctx_.processes != nullptr ? first + 1 : n_); ++r) {
+      threads.emplace_back([this, r, &errors, &stretch] {
         try {
-          rank_main(r);
+          rank_main(r, stretch.begin, stretch.end);
         } catch (...) {
           errors[r] = std::current_exception();
           // Nobody may keep waiting for a rank that left.
@@ -137,7 +147,6 @@ class GroupRun {
     rethrow_first(errors);
   }
 
- private:
   // The cause first: a rank's own error before the RankFailure the others saw.
   static void rethrow_first(const std::vector<std::exception_ptr>& errors) {
     std::exception_ptr first;
@@ -175,20 +184,7 @@ class GroupRun {
     }
   }
 
-  // The group's communicators: all in this process, or this process's one, created with rank
-  // 0's unique id (broadcast to every process).
-  std::unique_ptr<NcclComms> make_comms() const {
-    const double timeout_s =
-        std::min(kInitShareOfGroupTimeout * ctx_.spec.settings.group_timeout_s, 300.0);
-    ProcessGroup* processes = ctx_.processes;
-    if (processes == nullptr) return std::make_unique<NcclComms>(ctx_.spec.devices, timeout_s);
-    const std::string id = processes->broadcast(
-        processes->rank() == 0 ? NcclComms::new_unique_id() : std::string(), "NCCL unique id");
-    return std::make_unique<NcclComms>(device_of(processes->rank()), processes->rank(),
-                                       processes->size(), id, timeout_s);
-  }
-
-  void rank_main(int rank) {
+  void rank_main(int rank, std::size_t begin, std::size_t end) {
     set_current_rank(rank);
     const int device = device_of(rank);
     pin_to_local_cpus(device);  // before anything is allocated: host memory lands nearby
@@ -196,7 +192,7 @@ class GroupRun {
     shared_->set_resources(rank, &res);
     bool fatal = false;
     std::string fatal_message;
-    for (std::size_t k = 0; k < ctx_.spec.point_count(); ++k) {
+    for (std::size_t k = begin; k < end; ++k) {
       const PlannedPoint planned = ctx_.spec.point_at(k);  // rounds made as they run
       RankOutcome outcome;
       try {
@@ -536,6 +532,7 @@ class GroupRun {
       }
     }
     if (!g.details.empty()) result.verification = g.details[0]["verification"];
+    if (!nccl_env_.empty()) result.extra["nccl_env"] = nccl_env_;
     result.verification["ok"] = p.verification.ok && combined.status != Status::wrong;
     if (n_ > 1) result.verification["per_rank"] = ranks;
     result.extra["ranks"] = ranks;
@@ -575,6 +572,7 @@ class GroupRun {
   std::unique_ptr<GroupShared> shared_;
   BatchBoundary boundary_;                 // rank 0 only
   std::optional<std::size_t> reported_;    // rank 0: the last point it reported
+  Json nccl_env_ = Json::object();          // the NCCL variables of this stretch's communicators
 };
 
 }  // namespace

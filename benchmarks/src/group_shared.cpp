@@ -18,6 +18,21 @@
 
 namespace mgbench::bench {
 
+namespace {
+// Communicator creation may take this share of the group timeout.
+constexpr double kInitShareOfGroupTimeout = 0.5;
+}  // namespace
+
+std::unique_ptr<NcclComms> make_group_comms(const GroupSpec& spec, ProcessGroup* processes,
+                                            int device) {
+  const double timeout_s = std::min(kInitShareOfGroupTimeout * spec.settings.group_timeout_s,
+                                    300.0);
+  if (processes == nullptr) return std::make_unique<NcclComms>(spec.devices, timeout_s);
+  const std::string id = processes->broadcast(
+      processes->rank() == 0 ? NcclComms::new_unique_id() : std::string(), "NCCL unique id");
+  return std::make_unique<NcclComms>(device, processes->rank(), processes->size(), id, timeout_s);
+}
+
 bool is_sticky(int code) {
   switch (static_cast<cudaError_t>(code)) {
     case cudaErrorIllegalAddress:

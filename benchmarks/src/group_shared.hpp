@@ -35,6 +35,12 @@ struct RankOutcome {
   bool sticky = false;
 };
 
+// The group's NCCL communicators: every rank's in this process (threads), or this process's one
+// (rank processes->rank() on `device`), joined with rank 0's unique id, which goes out through
+// the ProcessGroup. Creation may take half the group timeout (at most 300 s).
+std::unique_ptr<NcclComms> make_group_comms(const GroupSpec& spec, ProcessGroup* processes,
+                                            int device);
+
 // Sticky CUDA errors leave the context unusable: the worker must exit after reporting.
 bool is_sticky(int code);
 RankOutcome outcome_of(const std::exception_ptr& error, int rank);

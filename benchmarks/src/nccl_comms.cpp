@@ -56,16 +56,6 @@ std::string nccl_error_text(ncclComm_t comm, ncclResult_t result) {
   return text;
 }
 
-// The one call site of ncclAllReduce in the project (a unit test keeps it so): every
-// all-reduce goes through the locked call path.
-std::function<ncclResult_t(ncclComm_t)> sum_allreduce(const void* send, void* recv,
-                                                      std::size_t count, ncclDataType_t type,
-                                                      cudaStream_t stream) {
-  return [=](ncclComm_t comm) {
-    return ncclAllReduce(send, recv, count, type, ncclSum, comm, stream);
-  };
-}
-
 [[noreturn]] void throw_nccl(ncclResult_t result, const std::string& text, const char* what) {
   throw_api_error("NCCL", static_cast<int>(result), "ncclResult_t", text.c_str(), what, __FILE__,
                   __LINE__, false);
@@ -396,7 +386,8 @@ void NcclComms::call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn
 
 void NcclComms::allreduce(int rank, const void* send, void* recv, std::size_t count,
                           ncclDataType_t type, cudaStream_t stream) {
-  call(rank, sum_allreduce(send, recv, count, type, stream), "ncclAllReduce");
+  call(rank, collective_call({collective::Kind::allreduce, send, recv, count, type, 0, stream}),
+       "ncclAllReduce");
 }
 
 void NcclComms::wait_ready(int rank) const {
@@ -455,7 +446,30 @@ void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& f
 
 void nccl_allreduce(ncclComm_t comm, const void* send, void* recv, std::size_t count,
                     ncclDataType_t type, cudaStream_t stream) {
-  nccl_call(comm, sum_allreduce(send, recv, count, type, stream), "ncclAllReduce");
+  nccl_call(comm,
+            collective_call({collective::Kind::allreduce, send, recv, count, type, 0, stream}),
+            "ncclAllReduce");
+}
+
+ScopedNcclEnv::ScopedNcclEnv(const std::vector<std::pair<std::string, std::string>>& variables) {
+  for (const auto& [name, value] : variables) {
+    const char* old = std::getenv(name.c_str());
+    saved_.push_back({name, old != nullptr, old != nullptr ? old : ""});
+    if (::setenv(name.c_str(), value.c_str(), 1) != 0) {
+      throw EnvironmentError(fmt::format("cannot set {}={}", name, value));
+    }
+    logging::debug("NCCL communicators created with {}={}", name, value);
+  }
+}
+
+ScopedNcclEnv::~ScopedNcclEnv() {
+  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+    if (it->was_set) {
+      (void)::setenv(it->name.c_str(), it->value.c_str(), 1);
+    } else {
+      (void)::unsetenv(it->name.c_str());
+    }
+  }
 }
 
 int nccl_version_built() { return NCCL_VERSION_CODE; }

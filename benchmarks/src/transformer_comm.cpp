@@ -159,24 +159,20 @@ void StepComms::all_gather(const void* shard, void* full, std::size_t shard_coun
                            cudaStream_t stream) {
   counted_.all_gather += static_cast<double>(shard_count * static_cast<std::size_t>(dp_size_) *
                                              kernels::dtype_size(dtype));
-  issue(
-      dp_.get(), group_comm_,
-      [&](ncclComm_t c) {
-        return ncclAllGather(shard, full, shard_count, nccl_type(dtype), c, stream);
-      },
-      "ncclAllGather");
+  issue(dp_.get(), group_comm_,
+        collective_call({collective::Kind::allgather, shard, full, shard_count, nccl_type(dtype),
+                         0, stream}),
+        "ncclAllGather");
 }
 
 void StepComms::reduce_scatter(const float* full, float* shard, std::size_t shard_count,
                                cudaStream_t stream) {
   counted_.reduce_scatter +=
       static_cast<double>(shard_count * static_cast<std::size_t>(dp_size_) * sizeof(float));
-  issue(
-      dp_.get(), group_comm_,
-      [&](ncclComm_t c) {
-        return ncclReduceScatter(full, shard, shard_count, ncclFloat32, ncclSum, c, stream);
-      },
-      "ncclReduceScatter");
+  issue(dp_.get(), group_comm_,
+        collective_call({collective::Kind::reducescatter, full, shard, shard_count, ncclFloat32,
+                         0, stream}),
+        "ncclReduceScatter");
 }
 
 }  // namespace mgbench::bench::transformer

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "mgbench/bench/allreduce_math.hpp"
+#include "mgbench/bench/collective_math.hpp"
 #include "mgbench/bench/datapath_math.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/transformer_math.hpp"
@@ -57,14 +58,34 @@ std::optional<WorkCost> gemm_cost(const Params& params) {
 
 std::optional<WorkCost> allreduce_cost(const Params& params) {
   if (param_str(params, "impl") != "nccl") return std::nullopt;
+  return collective_cost(collective::Kind::allreduce, params);
+}
+
+std::optional<WorkCost> collective_cost(collective::Kind kind, const Params& params) {
+  std::optional<CollectiveKind> modelled;
+  switch (kind) {
+    case collective::Kind::allreduce: modelled = CollectiveKind::all_reduce; break;
+    case collective::Kind::allgather: modelled = CollectiveKind::all_gather; break;
+    case collective::Kind::reducescatter: modelled = CollectiveKind::reduce_scatter; break;
+    case collective::Kind::broadcast: modelled = CollectiveKind::broadcast; break;
+    case collective::Kind::reduce: modelled = CollectiveKind::reduce; break;
+    case collective::Kind::alltoall:
+    case collective::Kind::sendrecv: break;
+  }
+  // A forced NCCL algorithm or protocol is not what the model's fastest choice describes.
+  for (const char* forced : {"algo", "proto"}) {
+    if (params.contains(forced) && param_str(params, forced) != "default") return std::nullopt;
+  }
   const std::string dtype = param_str(params, "dtype");
   const auto bytes = static_cast<double>(
       allreduce::element_count(static_cast<std::uint64_t>(param_int(params, "bytes")), dtype) *
       allreduce::dtype_size(dtype));
-  if (bytes <= 0) return std::nullopt;
+  if (!modelled || bytes <= 0) return std::nullopt;
   WorkCost cost;
-  cost.collectives.push_back(CollectiveWork{CollectiveKind::all_reduce, bytes, std::nullopt});
-  cost.work = [bytes](int gpus) { return bytes * allreduce::busbw_factor(gpus) / 1e9; };
+  cost.collectives.push_back(CollectiveWork{*modelled, bytes, std::nullopt});
+  cost.work = [kind, bytes](int gpus) {
+    return bytes * collective::busbw_factor(kind, gpus) / 1e9;
+  };
   return cost;
 }
 

@@ -1,17 +1,22 @@
-// mgbench's own all-reduce kernels over peer pointers, and the verification data kernels.
-// Algorithms, data partition and the barrier protocol are described in allreduce.hpp.
+// mgbench's own all-reduce kernels over peer pointers, and its verification data (through the
+// collectives' check kernels, collective_check.cu). Algorithms, data partition and the barrier
+// protocol are described in allreduce.hpp.
 #include "mgbench/kernels/allreduce.hpp"
-
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
+
+#include "element_traits.cuh"
+#include "mgbench/kernels/collective_check.hpp"
 
 namespace mgbench::kernels {
 
 namespace {
+
+using elements::Bf16;
+using elements::Fp16;
+using elements::Fp32;
+using elements::Int32;
 
 // Sync region layout, in 32-bit words.
 constexpr int kSeqWord = 0;     // ops this rank has completed (advanced by the last block)
@@ -23,57 +28,6 @@ constexpr unsigned kMinBackoffNs = 32;
 constexpr unsigned kMaxBackoffNs = 1024;
 constexpr std::size_t kSyncWords =
     kFlagsWord + static_cast<std::size_t>(kAllreduceMaxBlocks) * kAllreduceMaxRanks;
-
-// ---- element types: raw bits in memory, accumulation type in registers --------------------
-
-struct Fp32 {
-  using Bits = std::uint32_t;
-  using Acc = float;
-  __device__ static Acc to_acc(Bits b) { return __uint_as_float(b); }
-  __device__ static Bits from_acc(Acc a) { return __float_as_uint(a); }
-  __device__ static Acc add(Acc a, Acc b) { return a + b; }
-  __device__ static Bits from_int(int v) { return __float_as_uint(static_cast<float>(v)); }
-  __device__ static bool equals_int(Bits b, int v) {
-    return __uint_as_float(b) == static_cast<float>(v);
-  }
-};
-
-// bf16 (H = __nv_bfloat16) and fp16 (H = __half): 16-bit storage, fp32 accumulation, the
-// sum rounded to nearest.
-template <typename H>
-struct Float16 {
-  using Bits = std::uint16_t;
-  using Acc = float;
-  __device__ static Acc to_acc(Bits b) {
-    if constexpr (std::is_same_v<H, __nv_bfloat16>) {
-      return __bfloat162float(__ushort_as_bfloat16(b));
-    } else {
-      return __half2float(__ushort_as_half(b));
-    }
-  }
-  __device__ static Bits from_acc(Acc a) {
-    if constexpr (std::is_same_v<H, __nv_bfloat16>) {
-      return __bfloat16_as_ushort(__float2bfloat16_rn(a));
-    } else {
-      return __half_as_ushort(__float2half_rn(a));
-    }
-  }
-  __device__ static Acc add(Acc a, Acc b) { return a + b; }
-  __device__ static Bits from_int(int v) { return from_acc(static_cast<float>(v)); }
-  __device__ static bool equals_int(Bits b, int v) { return to_acc(b) == static_cast<float>(v); }
-};
-using Bf16 = Float16<__nv_bfloat16>;
-using Fp16 = Float16<__half>;
-
-struct Int32 {
-  using Bits = std::uint32_t;
-  using Acc = std::uint32_t;  // wrap-around addition, no signed overflow
-  __device__ static Acc to_acc(Bits b) { return b; }
-  __device__ static Bits from_acc(Acc a) { return a; }
-  __device__ static Acc add(Acc a, Acc b) { return a + b; }
-  __device__ static Bits from_int(int v) { return static_cast<Bits>(v); }
-  __device__ static bool equals_int(Bits b, int v) { return static_cast<std::int32_t>(b) == v; }
-};
 
 // A 16-byte pack of elements.
 template <class T>
@@ -338,54 +292,6 @@ cudaError_t launch_typed(const AllreducePeers& peers, const AllreduceOp& op, int
   return cudaGetLastError();
 }
 
-// ---- verification data --------------------------------------------------------------------
-
-constexpr int kDataThreads = 256;
-
-unsigned data_grid(std::size_t count) {
-  const std::size_t blocks = (count + kDataThreads - 1) / kDataThreads;
-  return static_cast<unsigned>(std::clamp<std::size_t>(blocks, 1, 4096));
-}
-
-template <class T>
-__global__ void fill_input_kernel(typename T::Bits* data, std::size_t count, int rank,
-                                  std::uint32_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    data[i] = T::from_int(allreduce_input_value(rank, i, seed));
-  }
-}
-
-template <class T>
-__global__ void count_wrong_kernel(const typename T::Bits* data, std::size_t count, int nranks,
-                                   std::uint32_t seed, unsigned long long* counter) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  unsigned long long wrong = 0;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
-    if (!T::equals_int(data[i], allreduce_expected_value(nranks, i, seed))) ++wrong;
-  }
-  for (int offset = 16; offset > 0; offset /= 2) {
-    wrong += __shfl_down_sync(0xffffffffu, wrong, offset);
-  }
-  if ((threadIdx.x & 31u) == 0 && wrong != 0) atomicAdd(counter, wrong);
-}
-
-// Calls f(T{}) with the element-type traits T of `dtype`, then returns the launch status;
-// cudaErrorInvalidValue for a type the all-reduce does not sum.
-template <typename F>
-cudaError_t with_traits(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::fp32: f(Fp32{}); break;
-    case DType::bf16: f(Bf16{}); break;
-    case DType::fp16: f(Fp16{}); break;
-    case DType::int32: f(Int32{}); break;
-    default: return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
 }  // namespace
 
 const char* to_string(AllreduceAlgo algo) {
@@ -472,25 +378,15 @@ cudaError_t allreduce_read_status(const std::uint32_t* sync, std::uint32_t* stat
 
 cudaError_t allreduce_fill_input(void* data, std::size_t count, DType dtype, int rank,
                                  std::uint32_t seed, cudaStream_t stream) {
-  if (count == 0) return cudaSuccess;
-  const unsigned grid = data_grid(count);
-  return with_traits(dtype, [&](auto traits) {
-    using T = decltype(traits);
-    fill_input_kernel<T><<<grid, kDataThreads, 0, stream>>>(
-        static_cast<typename T::Bits*>(data), count, rank, seed);
-  });
+  return collective_fill(data, count, dtype, FillPattern{ValueRange::narrow, rank, 0}, seed,
+                         stream);
 }
 
 cudaError_t allreduce_count_wrong(const void* data, std::size_t count, DType dtype, int nranks,
                                   std::uint32_t seed, unsigned long long* device_counter,
                                   cudaStream_t stream) {
-  if (count == 0) return cudaSuccess;
-  const unsigned grid = data_grid(count);
-  return with_traits(dtype, [&](auto traits) {
-    using T = decltype(traits);
-    count_wrong_kernel<T><<<grid, kDataThreads, 0, stream>>>(
-        static_cast<const typename T::Bits*>(data), count, nranks, seed, device_counter);
-  });
+  return collective_count_wrong(data, count, dtype, ExpectedPattern::sum_of(nranks, 0), seed,
+                                device_counter, stream);
 }
 
 }  // namespace mgbench::kernels

@@ -73,6 +73,10 @@ void memory_charts(const RunResult& run, const std::string& workload,
 void breakdown_charts(const RunResult& run, const std::string& workload,
                       const Presentation& presentation, const ChartSpec& spec, ChartList& charts);
 void telemetry_charts(const RunResult& run, ChartList& charts);
+// ChartSpec::overlay: `spec.metric` of every workload of the run that declares the same overlay,
+// one chart per GPU count, in the section of the first of them (nothing in the others').
+void overlay_charts(const RunResult& run, const std::string& workload, const ChartSpec& spec,
+                    ChartList& charts);
 // ChartSpec::timeseries: `spec.metric` of every GPU of the run's time windows against time.
 void timeseries_charts(const RunResult& run, const std::string& workload, const ChartSpec& spec,
                        ChartList& charts);

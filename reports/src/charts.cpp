@@ -250,6 +250,7 @@ std::vector<ChartEntry> build_charts(const RunResult& run) {
           detail::breakdown_charts(run, w, presentation, specs[i], charts);
           break;
         case ChartKind::timeseries: detail::timeseries_charts(run, w, specs[i], charts); break;
+        case ChartKind::overlay: detail::overlay_charts(run, w, specs[i], charts); break;
       }
     }
   }

@@ -2,7 +2,9 @@
 // memory vs an axis with the OOM boundary, and stacked time breakdowns.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -127,6 +129,106 @@ void line_chart(const std::string& workload, const Presentation& presentation,
 }
 
 }  // namespace
+
+// ---- overlay: one metric of several workloads on one chart -----------------------------------
+
+namespace {
+
+struct OverlayMember {
+  std::string workload;
+  Presentation presentation;
+  ChartSpec spec;
+};
+
+std::string unit_of(const Presentation& p, const std::string& metric) {
+  const MetricSpec* m = p.find_metric(metric);
+  return m != nullptr ? m->unit : "";
+}
+
+// Every workload of the run (in order) that declares an overlay with the id of `spec` and a
+// metric of the same unit.
+std::vector<OverlayMember> overlay_members(const RunResult& run, const ChartSpec& spec,
+                                           const std::string& unit) {
+  std::vector<OverlayMember> members;
+  for (const auto& w : workloads_of(run)) {
+    Presentation p = presentation_for(run, w);
+    for (const ChartSpec& c : p.charts) {
+      if (c.kind == ChartKind::overlay && c.id == spec.id && unit_of(p, c.metric) == unit) {
+        members.push_back({w, p, c});
+        break;
+      }
+    }
+  }
+  return members;
+}
+
+// One member's lines at one GPU count and split value: one per set of its varying parameters,
+// named after the workload.
+void add_member_series(const OverlayMember& m, const AxisSpec& axis, const Points& points,
+                       std::vector<svg::Series>& out) {
+  const auto keys = series_keys(points, axis, m.spec.split_by_);
+  const std::string word = axis.word.empty() ? axis.param : axis.word;
+  for (svg::Series s : make_series(points, axis.param, keys, false,
+                                   metric_fn(m.spec.metric, m.spec.median_scale), word)) {
+    s.name = s.name == "measured" ? m.workload : m.workload + " · " + s.name;
+    s.in_legend = true;
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+// Drawn in the section of the first member only, per GPU count (and split value) where at least
+// two workloads have points.
+void overlay_charts(const RunResult& run, const std::string& workload, const ChartSpec& spec,
+                    ChartList& charts) {
+  const std::vector<OverlayMember> members =
+      overlay_members(run, spec, unit_of(presentation_for(run, workload), spec.metric));
+  if (members.size() < 2 || members.front().workload != workload) return;
+  // (GPU count, split value) -> lines and the workloads that drew them; the x axis of the first.
+  using Lines = std::pair<std::vector<svg::Series>, std::set<std::string>>;
+  std::map<std::pair<int, std::string>, Lines> charted;
+  std::optional<AxisSpec> axis;
+  Points all;
+  for (const OverlayMember& m : members) {
+    const Points points = ok_points(points_of(run, m.workload));
+    const auto own_axis = x_axis_of(m.presentation, m.spec, points);
+    if (!own_axis) continue;
+    if (!axis) axis = own_axis;
+    if (own_axis->param != axis->param) continue;
+    std::map<int, Points> by_gpus;
+    for (const auto* p : points) by_gpus[p->gpus].push_back(p);
+    for (const auto& [gpus, at_gpus] : by_gpus) {
+      for (const auto& [split, group] : split_by(at_gpus, m.spec.split_by_)) {
+        auto& [lines, drawn] = charted[{gpus, split}];
+        const std::size_t before = lines.size();
+        add_member_series(m, *axis, group, lines);
+        if (lines.size() > before) drawn.insert(m.workload);
+        all.insert(all.end(), group.begin(), group.end());
+      }
+    }
+  }
+  int made = 0;
+  for (auto& [key, content] : charted) {
+    auto& [lines, drawn] = content;
+    if (drawn.size() < 2 || ++made > spec.max_charts) continue;
+    svg::LineChart c;
+    c.title = spec.title.empty() ? members.front().presentation.metric_label(spec.metric)
+                                 : spec.title;
+    c.subtitle = gpus_label(key.first) + (key.second.empty() ? "" : " · " + key.second);
+    c.x = x_axis_for(*axis, axis_label(*axis, all), x_values(all, axis->param));
+    const Presentation& first = members.front().presentation;
+    c.y = make_axis(spec.y_label.empty() ? first.metric_axis_label(spec.metric) : spec.y_label,
+                    scale_of(spec.y_scale_, {}), svg::TickFormat::number);
+    if (lines.size() > 16) lines.resize(16);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      lines[i].colour = static_cast<int>(i % 7);
+      lines[i].line = i >= 7 ? svg::LineStyle::dashed : svg::LineStyle::solid;
+    }
+    c.series = std::move(lines);
+    charts.add(workload, spec.id, c, c.subtitle);
+  }
+}
 
 void line_charts(const RunResult& run, const std::string& workload,
                  const Presentation& presentation, const std::vector<const ChartSpec*>& specs,

@@ -243,6 +243,16 @@ const BadInputCase kCases[] = {
      "invalid --nvls 'maybe'"},
     {"predict: a workload the results lack", "", "predict $S/report_sample.json --workload membw", 2,
      "no ok point of workload 'membw'"},
+    // sweep: the collectives' root, NCCL algorithm and in-place variant
+    {"sweep: a root that is not a rank", "",
+     "sweep --dry-run --gpus 1 --workloads broadcast --param root=first", 2,
+     "root 'first' is not a rank"},
+    {"sweep: an NCCL algorithm the collective does not have", "",
+     "sweep --dry-run --gpus 1 --workloads broadcast --param algo=tree", 2,
+     "parameter 'algo' 'tree'"},
+    {"sweep: in-place all-to-all", "",
+     "sweep --dry-run --gpus 1 --workloads alltoall --param inplace=true", 2,
+     "unknown parameter 'inplace'"},
 };
 
 }  // namespace

@@ -70,7 +70,8 @@ TEST_CASE("the bash completion is generated from the commands' options") {
   CHECK(complete(script, "mgbench history trend --wor") == "--workload");
   CHECK(complete(script, "mgbench help rep") == "report");
   CHECK(complete(script, "mgbench sweep --workloads ge") == "gemm");
-  CHECK(complete(script, "mgbench sweep --workloads gemm,all") == "gemm,allreduce");
+  CHECK(complete(script, "mgbench sweep --workloads gemm,allr") == "gemm,allreduce");
+  CHECK(complete(script, "mgbench sweep --workloads gemm,allg") == "gemm,allgather");
   // Hidden commands are not offered.
   CHECK(complete(script, "mgbench wor").empty());
   CHECK(complete(script, "mgbench com") == "compare");

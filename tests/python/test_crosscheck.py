@@ -16,18 +16,19 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import crosscheck  # noqa: E402
 
-FIXTURE = os.path.join(ROOT, "tests", "data", "crosscheck", "all_reduce_perf_1gpu.txt")
+FIXTURES = os.path.join(ROOT, "tests", "data", "crosscheck")
+FIXTURE = os.path.join(FIXTURES, "all_reduce_perf_1gpu.txt")
 MIB = 1 << 20
 
 
-def read_fixture():
-    with open(FIXTURE, encoding="utf-8") as f:
+def read_fixture(binary="all_reduce_perf"):
+    with open(os.path.join(FIXTURES, f"{binary}_1gpu.txt"), encoding="utf-8") as f:
         return f.read()
 
 
 class ParseAllReducePerf(unittest.TestCase):
     def test_every_size_from_8_bytes_to_1_gib_is_read_out_of_place(self):
-        rows = crosscheck.parse_all_reduce_perf(read_fixture())
+        rows = crosscheck.parse_nccl_tests_perf(read_fixture())
         self.assertEqual(sorted(rows), [8 << i for i in range(28)])
         self.assertEqual(rows[8]["time_us"], 4.90)  # out-of-place, not the in-place 4.75
         self.assertEqual(rows[1 << 30]["time_us"], 508.20)
@@ -40,17 +41,60 @@ class ParseAllReducePerf(unittest.TestCase):
             #       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%
                     1024           256     float     sum      -1     7.50    0.14    0.00       0     7.10     9.00     8.90     3.10     7.20    0.14    0.00       0     7.00     8.00     7.90     2.00
             """)
-        rows = crosscheck.parse_all_reduce_perf(text)
+        rows = crosscheck.parse_nccl_tests_perf(text)
         self.assertEqual(rows[1024]["time_us"], 7.50)
 
     def test_output_without_a_column_header_is_refused(self):
         with self.assertRaisesRegex(crosscheck.ToolError, "no all_reduce_perf column header"):
-            crosscheck.parse_all_reduce_perf("NCCL failure common.cu:1000 'unhandled cuda error'\n")
+            crosscheck.parse_nccl_tests_perf("NCCL failure common.cu:1000 'unhandled cuda error'\n")
 
     def test_a_header_without_rows_is_refused(self):
         header = read_fixture().splitlines()[:11]
         with self.assertRaisesRegex(crosscheck.ToolError, "no result row"):
-            crosscheck.parse_all_reduce_perf("\n".join(header))
+            crosscheck.parse_nccl_tests_perf("\n".join(header))
+        with self.assertRaisesRegex(crosscheck.ToolError, "^sendrecv_perf printed its header"):
+            crosscheck.parse_nccl_tests_perf("\n".join(header), "sendrecv_perf")
+
+
+class ParseEveryNcclTestsBinary(unittest.TestCase):
+    """The *_perf binaries of the other collectives print the same columns with their own
+    redop and root, sizes rounded to 16 bytes per rank where the total is split, and N/A for
+    the in-place errors nccl-tests does not check (all-to-all, send/recv)."""
+
+    def test_every_binary_of_the_table_has_a_fixture_and_its_rows_are_read(self):
+        for name, (binary, _, _, splits) in crosscheck.COLLECTIVES.items():
+            with self.subTest(binary=binary):
+                rows = crosscheck.parse_nccl_tests_perf(read_fixture(binary), binary)
+                smallest = 16 if splits else 8
+                self.assertEqual(sorted(n for n in rows if n),
+                                 [smallest << i for i in range(28) if smallest << i <= 1 << 30])
+                self.assertEqual(crosscheck.collective_sizes(argparse.Namespace(sizes=None),
+                                                             splits)[0], smallest)
+                self.assertIsNotNone(rows[1 << 30]["time_us"])
+
+    def test_all_gather_perf_rounds_8_bytes_to_nothing_and_keeps_the_out_of_place_time(self):
+        rows = crosscheck.parse_nccl_tests_perf(read_fixture("all_gather_perf"), "all_gather_perf")
+        self.assertIn(0, rows)  # 8 bytes on one rank: 0 elements in 16-byte steps
+        self.assertNotIn(8, rows)
+        self.assertEqual(rows[16]["time_us"], 4.97)  # not the in-place 0.33
+        self.assertEqual(rows[1 << 30]["algbw"], 2129.2)
+
+    def test_broadcast_and_reduce_rows_carry_root_0(self):
+        for binary in ("broadcast_perf", "reduce_perf"):
+            text = read_fixture(binary)
+            row = next(line for line in text.splitlines() if line.strip().startswith("1024 "))
+            self.assertEqual(row.split()[4], "0")
+            self.assertEqual(crosscheck.parse_nccl_tests_perf(text, binary)[1024]["wrong"], "0")
+
+    def test_in_place_na_of_alltoall_and_sendrecv_does_not_shift_the_out_of_place_columns(self):
+        for binary in ("alltoall_perf", "sendrecv_perf"):
+            rows = crosscheck.parse_nccl_tests_perf(read_fixture(binary), binary)
+            self.assertEqual(rows[1 << 20]["wrong"], "0")
+            self.assertGreater(rows[1 << 20]["algbw"], 100.0)
+
+    def test_a_truncated_table_names_its_binary(self):
+        with self.assertRaisesRegex(crosscheck.ToolError, "no alltoall_perf column header"):
+            crosscheck.parse_nccl_tests_perf("# nccl-tests version 2.19.6\n", "alltoall_perf")
 
 
 class ParseTorchReference(unittest.TestCase):
@@ -68,9 +112,9 @@ class ParseTorchReference(unittest.TestCase):
 
 class Tolerance(unittest.TestCase):
     def test_three_percent_from_one_mib_ten_below(self):
-        self.assertEqual(crosscheck.allreduce_tolerance(MIB), 0.03)
-        self.assertEqual(crosscheck.allreduce_tolerance(MIB - 1), 0.10)
-        self.assertEqual(crosscheck.allreduce_tolerance(8), 0.10)
+        self.assertEqual(crosscheck.collective_tolerance(MIB), 0.03)
+        self.assertEqual(crosscheck.collective_tolerance(MIB - 1), 0.10)
+        self.assertEqual(crosscheck.collective_tolerance(8), 0.10)
 
     def test_rows_within_and_beyond_tolerance(self):
         ok = crosscheck.compare("1 MiB", {"time_us": 102.9}, 100.0, 0.03, "time_us")
@@ -129,14 +173,14 @@ class Repeats(unittest.TestCase):
                                      for t in (5.6, 5.0, 6.1, 5.3, 5.8)], "time_us")
         ref = crosscheck.over_runs([{8: {"time_us": t}} for t in (5.5, 4.0, 6.0, 5.4, 5.9)],
                                    "time_us")
-        row = crosscheck.allreduce_rows(mine, ref)[0]
+        row = crosscheck.collective_rows(mine, ref)[0]
         self.assertEqual(row["status"], "ok")
         self.assertAlmostEqual(row["delta_pct"], (5.6 - 5.5) / 5.5 * 100.0)
         self.assertAlmostEqual(row["fastest_delta_pct"], (5.0 - 4.0) / 4.0 * 100.0)
         # A gap of the medians fails, even where the fastest runs agree.
         slow = crosscheck.over_runs([{8: {"time_us": t, "timing": "host", "cache": "hot"}}
                                      for t in (6.5, 4.0, 6.4, 6.6, 6.2)], "time_us")
-        row = crosscheck.allreduce_rows(slow, ref)[0]
+        row = crosscheck.collective_rows(slow, ref)[0]
         self.assertEqual(row["status"], "FAIL")
         self.assertAlmostEqual(row["fastest_delta_pct"], 0.0)
 
@@ -159,15 +203,25 @@ class Repeats(unittest.TestCase):
         crosscheck.run_tool = lambda argv, env=None, timeout=None: without_64
         try:
             args = argparse.Namespace(nccl_arg=[])
-            got = crosscheck.run_all_reduce_perf("arp", [8, 16, 32], args, None)
+            got = crosscheck.run_nccl_tests_perf("arp", [8, 16, 32], args, None)
             self.assertEqual(sorted(got), [8, 16, 32])
             with self.assertRaisesRegex(crosscheck.ToolError, "printed no row for 64 bytes"):
-                crosscheck.run_all_reduce_perf("arp", [8, 16, 32, 64, 128], args, None)
+                crosscheck.run_nccl_tests_perf("arp", [8, 16, 32, 64, 128], args, None)
         finally:
             crosscheck.run_tool = saved
 
 
 class MgbenchPoints(unittest.TestCase):
+    def test_roots_other_than_0_and_other_workloads_are_left_out(self):
+        def point(root, workload="broadcast"):
+            return {"workload": workload, "gpus": 1, "status": "ok",
+                    "params": {"dtype": "fp32", "inplace": False, "bytes": 64, "root": root},
+                    "metrics": {"time_us": 5.0 + root, "algbw_GBps": 0.01}}
+        picked = crosscheck.mgbench_collective({"points": [point(1), point(0),
+                                                           point(0, "reduce")]}, "broadcast")
+        self.assertEqual(picked[64]["time_us"], 5.0)
+        self.assertEqual(len(picked), 1)
+
     def test_only_nccl_fp32_out_of_place_one_gpu_points_are_compared(self):
         def point(impl="nccl", dtype="fp32", inplace=False, gpus=1, status="ok"):
             return {"workload": "allreduce", "gpus": gpus, "status": status, "message": "boom",
@@ -176,10 +230,10 @@ class MgbenchPoints(unittest.TestCase):
                     "metrics": {"time_us": 6.5, "algbw_GBps": 0.16}}
         doc = {"points": [point(impl="mgbench"), point(dtype="bf16"), point(inplace=True),
                           point(gpus=2), point()]}
-        picked = crosscheck.mgbench_allreduce(doc)
+        picked = crosscheck.mgbench_collective(doc)
         self.assertEqual(picked[1024]["time_us"], 6.5)
         self.assertEqual((picked[1024]["timing"], picked[1024]["cache"]), ("host", "hot"))
-        failed = crosscheck.mgbench_allreduce({"points": [point(status="failed")]})
+        failed = crosscheck.mgbench_collective({"points": [point(status="failed")]})
         self.assertEqual(failed[1024], "mgbench failed: boom")
 
 
@@ -191,18 +245,21 @@ os.makedirs(os.path.dirname(out), exist_ok=True)
 with open(os.path.join(os.path.dirname(out), "mgbench.cpus"), "a") as f:
     f.write(",".join(str(c) for c in sorted(os.sched_getaffinity(0))) + "\\n")
 params = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--param")
+workload = args[args.index("--workloads") + 1]
+with open(os.path.join(os.path.dirname(out), "mgbench.calls"), "a") as f:
+    f.write(workload + " " + " ".join(sorted(a for a in params if a != "bytes")) + "\\n")
 scale = float(os.environ.get("FAKE_SCALE", "1"))
 ref = {}
-for line in open(os.environ["FAKE_REF"]):
+for line in open(os.path.join(os.environ["FAKE_REF_DIR"], workload + ".txt")):
     f = line.split()
     if f and f[0].isdigit():
         ref[int(f[0])] = float(f[5])
 points = []
 for b in params["bytes"].split(","):
     t = ref[int(b)] * (scale if int(b) == 1 << 30 else 1.0)
-    points.append({"workload": "allreduce", "gpus": 1, "status": "ok",
-                   "params": {"impl": "nccl", "dtype": "fp32", "inplace": False, "bytes": int(b),
-                              "timing": params["timing"], "cache": params["cache"]},
+    own = {k: v for k, v in params.items() if k not in ("bytes", "inplace")}
+    own.update({"bytes": int(b), "inplace": False})
+    points.append({"workload": workload, "gpus": 1, "status": "ok", "params": own,
                    "metrics": {"time_us": t, "algbw_GBps": int(b) / t / 1e3}})
 os.makedirs(out, exist_ok=True)
 json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
@@ -234,14 +291,22 @@ class EndToEnd(unittest.TestCase):
         self.tools = os.path.join(self.dir.name, "nccl-tests", "build")
         os.makedirs(self.tools)
         self.calls = os.path.join(self.dir.name, "calls.txt")
-        self.write_tool(os.path.join(self.tools, "all_reduce_perf"),
-                        FAKE_ALL_REDUCE_PERF.format(fixture=FIXTURE, calls=self.calls))
+        # Every nccl-tests binary prints its own fixture; mgbench's figures come from the same.
+        refs = os.path.join(self.dir.name, "refs")
+        os.makedirs(refs)
+        for name, (binary, _, _, _) in crosscheck.COLLECTIVES.items():
+            fixture = os.path.join(FIXTURES, f"{binary}_1gpu.txt")
+            calls = self.calls if name == "allreduce" else f"{self.calls}.{name}"
+            self.write_tool(os.path.join(self.tools, binary),
+                            FAKE_ALL_REDUCE_PERF.format(fixture=fixture, calls=calls))
+            os.symlink(fixture, os.path.join(refs, name + ".txt"))
         self.mgbench = os.path.join(self.dir.name, "mgbench")
         self.write_tool(self.mgbench, FAKE_MGBENCH)
-        os.environ["FAKE_REF"] = FIXTURE
+        os.environ["FAKE_REF_DIR"] = refs
 
     def tearDown(self):
         os.environ.pop("FAKE_SCALE", None)
+        os.environ.pop("FAKE_REF_DIR", None)
         self.dir.cleanup()
 
     @staticmethod
@@ -250,13 +315,48 @@ class EndToEnd(unittest.TestCase):
             f.write(text)
         os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
 
-    def run_main(self, *extra):
+    def run_main(self, *extra, only="allreduce"):
         out = os.path.join(self.dir.name, "out")
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            code = crosscheck.main(["--only", "allreduce", "--mgbench", self.mgbench,
+            code = crosscheck.main(["--only", only, "--mgbench", self.mgbench,
                                     "--out", out] + list(extra))
         return code, printed.getvalue(), out
+
+    def test_every_collective_is_compared_with_its_own_binary_and_arguments(self):
+        only = ",".join(n for n in crosscheck.COLLECTIVES if n != "allreduce")
+        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools),
+                                           "--repeats", "1", "--sizes", "8,16,1024",
+                                           only=only)
+        self.assertEqual(code, 0, printed)
+        for name, (binary, _, _, splits) in crosscheck.COLLECTIVES.items():
+            if name == "allreduce":
+                continue
+            self.assertIn(f"{name}: mgbench NCCL vs nccl-tests {binary}", printed)
+            with open(f"{self.calls}.{name}", encoding="utf-8") as f:
+                calls = f.read().splitlines()
+            first = 16 if splits else 8  # nccl-tests splits 8 bytes into nothing per rank
+            self.assertEqual(calls[0].split()[:4], ["-b", str(first), "-e", "1024"], name)
+            self.assertEqual(len(calls), 1, name)  # one sweep over the L2-resident sizes
+        self.assertIn("2 of 2 rows within tolerance", printed)  # all-gather: 16 B, 1 KiB
+        self.assertIn("3 of 3 rows within tolerance", printed)  # broadcast: from 8 B
+        with open(f"{self.calls}.broadcast", encoding="utf-8") as f:
+            self.assertIn("-d float -r 0 -c 1", f.read())
+        with open(f"{self.calls}.reduce", encoding="utf-8") as f:
+            self.assertIn("-d float -o sum -r 0 -c 1", f.read())
+        with open(os.path.join(out, "mgbench.calls"), encoding="utf-8") as f:
+            mgbench_calls = f.read().splitlines()
+        self.assertIn("broadcast cache dtype inplace root timing", mgbench_calls)
+        self.assertIn("alltoall cache dtype timing", mgbench_calls)  # no in-place variant
+
+    def test_only_and_sizes_are_checked_before_anything_runs(self):
+        for bad in (["--only", "allreduce,bcast"], ["--sizes", "16,8"], ["--sizes", "8,x"],
+                    ["--sizes", "0"]):
+            with contextlib.redirect_stderr(io.StringIO()):
+                with self.assertRaises(SystemExit, msg=bad) as e:
+                    crosscheck.parse_args(bad + ["--out", os.path.join(self.dir.name, "o")])
+            self.assertEqual(e.exception.code, 2, bad)
+        self.assertFalse(os.path.exists(self.calls))
 
     def test_matching_figures_pass_and_write_json_and_csv(self):
         code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools),
@@ -279,6 +379,11 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(rows[-1]["runs_pct"], 0.0)
         with open(os.path.join(out, "crosscheck.csv"), encoding="utf-8") as f:
             self.assertEqual(len(f.read().strip().splitlines()), 29)
+        with open(os.path.join(out, "crosscheck.md"), encoding="utf-8") as f:
+            table = [line for line in f.read().splitlines() if line.startswith("| ")]
+        self.assertEqual(len(table), 1 + 28)  # the header and one row per size
+        self.assertTrue(table[1].startswith("| 8 B | 4.90 | 4.90 | +0.00 | 10 |"), table[1])
+        self.assertTrue(table[-1].startswith("| 1 GiB |"), table[-1])
 
     def test_a_five_percent_gap_at_1_gib_fails(self):
         os.environ["FAKE_SCALE"] = "1.05"

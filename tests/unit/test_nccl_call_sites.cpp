@@ -1,11 +1,13 @@
-// Every NCCL all-reduce goes through the communicators' locked call path (NcclComms::call):
-// a rank thread that issued ncclAllReduce directly could touch a communicator that the
-// watchdog is aborting (and freeing) at that moment. The source tree therefore names the
-// call in exactly one place, the helper in benchmarks/src/nccl_comms.cpp.
+// Every NCCL collective goes through the communicators' locked call path (NcclComms::call):
+// a rank thread that issued ncclAllReduce (or any other collective) directly could touch a
+// communicator that the watchdog is aborting (and freeing) at that moment. The source tree
+// therefore names each call in exactly one place, collective_call() in
+// benchmarks/src/nccl_collectives.cpp, whose calls NcclComms::call() and nccl_call() issue.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch_compat.hpp"
@@ -47,16 +49,23 @@ std::vector<std::string> files_naming(const std::string& needle,
 
 }  // namespace
 
-TEST_CASE("ncclAllReduce is called in exactly one place: the locked call path", "[lint][nccl]") {
-  // Built from two parts so that this file does not count itself.
-  const std::string needle = std::string("ncclAllReduce") + "(";
-  int total = 0;
-  const auto files = files_naming(
-      needle, {"benchmarks", "kernels", "harness", "reports", "tests"}, &total);
-  std::string list;
-  for (const auto& f : files) list += f + " ";
-  INFO("files naming it: " << list);
-  REQUIRE(files.size() == 1);
-  CHECK(files[0] == "benchmarks/src/nccl_comms.cpp");
-  CHECK(total == 1);
+TEST_CASE("every NCCL collective is called in exactly one place: the locked call path",
+          "[lint][nccl]") {
+  // ncclSend and ncclRecv twice each: send/recv's ring and all-to-all's exchange.
+  const std::vector<std::pair<std::string, int>> calls{
+      {"ncclAllReduce", 1}, {"ncclAllGather", 1}, {"ncclReduceScatter", 1}, {"ncclBroadcast", 1},
+      {"ncclReduce", 1},    {"ncclSend", 2},      {"ncclRecv", 2}};
+  for (const auto& [call, expected] : calls) {
+    // Built from two parts so that this file does not count itself.
+    const std::string needle = call + "(";
+    int total = 0;
+    const auto files = files_naming(
+        needle, {"benchmarks", "kernels", "harness", "reports", "tests"}, &total);
+    std::string list;
+    for (const auto& f : files) list += f + " ";
+    INFO(call << ": files naming it: " << list);
+    REQUIRE(files.size() == 1);
+    CHECK(files[0] == "benchmarks/src/nccl_collectives.cpp");
+    CHECK(total == expected);
+  }
 }

@@ -2,6 +2,7 @@
 // items `mgbench predict` composes and the work its throughput divides.
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/train_math.hpp"
@@ -113,6 +114,42 @@ TEST_CASE("gemm, allreduce, membw and h2d costs do one thing each") {
   const auto bidir = h2d_cost(Params{{"bytes", 1 << 20}, {"direction", "bidir"}});
   CHECK(bidir->compute.size() == 2);  // two concurrent copies: never a one-copy reference
   CHECK(bidir->work(1) == Approx(2.0 * (1 << 20) / 1e9));
+}
+
+TEST_CASE("the other collectives cost one collective of their kind, busbw as nccl-tests") {
+  using mgbench::bench::collective::Kind;
+  const Params p{{"bytes", 1 << 20}, {"dtype", "fp32"}, {"inplace", false}, {"root", 0},
+                 {"algo", "default"}, {"proto", "default"}};
+  const std::pair<Kind, CollectiveKind> modelled[] = {
+      {Kind::allgather, CollectiveKind::all_gather},
+      {Kind::reducescatter, CollectiveKind::reduce_scatter},
+      {Kind::broadcast, CollectiveKind::broadcast},
+      {Kind::reduce, CollectiveKind::reduce}};
+  for (const auto& [kind, as] : modelled) {
+    INFO(mgbench::bench::collective::to_string(kind));
+    const auto c = collective_cost(kind, p);
+    REQUIRE(c);
+    REQUIRE(c->collectives.size() == 1);
+    CHECK(c->collectives[0].kind == as);
+    CHECK(c->collectives[0].bytes == Approx(1 << 20));
+    CHECK(c->compute.empty());
+    CHECK(c->work(1) == 0.0);  // no bus on one GPU
+    const bool splits = kind == Kind::allgather || kind == Kind::reducescatter;
+    CHECK(c->work(8) == Approx((1 << 20) * (splits ? 7.0 / 8.0 : 1.0) / 1e9));
+  }
+  CHECK_FALSE(collective_cost(Kind::alltoall, p));  // not in the cost model
+  CHECK_FALSE(collective_cost(Kind::sendrecv, p));
+  Params forced = p;
+  forced["proto"] = "ll";  // a forced protocol is not the model's choice
+  CHECK_FALSE(collective_cost(Kind::broadcast, forced));
+  forced["proto"] = "default";
+  forced["algo"] = "ring";
+  CHECK_FALSE(collective_cost(Kind::allgather, forced));
+  // Whole elements: 6 bytes of fp32 are one element.
+  const auto odd = collective_cost(Kind::reduce, Params{{"bytes", 6}, {"dtype", "fp32"}});
+  REQUIRE(odd);
+  CHECK(odd->collectives[0].bytes == Approx(4));
+  CHECK_FALSE(collective_cost(Kind::reduce, Params{{"bytes", 3}, {"dtype", "fp32"}}));
 }
 
 namespace {

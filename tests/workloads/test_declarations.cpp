@@ -159,6 +159,10 @@ TEST_CASE("every workload's headline has a % of peak, of a peak kind the reports
   CHECK(kind_of("h2d", "GBps_per_gpu") == mgbench::LimitKind::host_link);
   CHECK(kind_of("p2p", "GBps_per_pair") == mgbench::LimitKind::peer_link);
   CHECK(kind_of("allreduce", "busbw_GBps") == mgbench::LimitKind::peer_link);
+  for (const char* collective :
+       {"allgather", "reducescatter", "alltoall", "broadcast", "reduce", "sendrecv"}) {
+    CHECK(kind_of(collective, "busbw_GBps") == mgbench::LimitKind::peer_link);
+  }
   CHECK(kind_of("train_step", "model_tflops_per_gpu") == mgbench::LimitKind::tflops);
 }
 
@@ -176,8 +180,9 @@ TEST_CASE("every workload declares what it measures: `mgbench accept` picks its 
         w.category() == WorkloadCategory::peer || w.category() == WorkloadCategory::collective;
     (talks ? communication : single_vs_all).push_back(w.name());
   }
-  // The collectives that exist today, and the data path and compute of the issue's stage 3.
-  for (const char* name : {"allreduce", "p2p"}) {
+  // The collectives, the peer matrix, and the data path and compute of the issue's stage 3.
+  for (const char* name : {"allreduce", "p2p", "allgather", "reducescatter", "alltoall",
+                           "broadcast", "reduce", "sendrecv"}) {
     CHECK(std::find(communication.begin(), communication.end(), name) != communication.end());
   }
   for (const char* name : {"gemm", "membw", "h2d", "train_step"}) {

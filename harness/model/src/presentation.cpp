@@ -57,6 +57,7 @@ const char* to_string(ChartKind kind) {
     case ChartKind::memory: return "memory";
     case ChartKind::breakdown: return "breakdown";
     case ChartKind::timeseries: return "timeseries";
+    case ChartKind::overlay: return "overlay";
   }
   return "line";
 }
@@ -252,6 +253,13 @@ ChartSpec ChartSpec::timeseries(std::string id, std::string field) {
   c.id = std::move(id);
   c.metric = std::move(field);
   c.ok_only = false;
+  return c;
+}
+ChartSpec ChartSpec::overlay(std::string id, std::string metric) {
+  ChartSpec c;
+  c.kind = ChartKind::overlay;
+  c.id = std::move(id);
+  c.metric = std::move(metric);
   return c;
 }
 ChartSpec& ChartSpec::titled(std::string t) {

@@ -30,7 +30,7 @@ constexpr ColumnKind kColumns[] = {
     ColumnKind::verification, ColumnKind::noise,     ColumnKind::telemetry,
     ColumnKind::status};
 constexpr ChartKind kCharts[] = {ChartKind::scaling, ChartKind::line, ChartKind::memory,
-                                 ChartKind::breakdown, ChartKind::timeseries};
+                                 ChartKind::breakdown, ChartKind::timeseries, ChartKind::overlay};
 
 using Strings = std::vector<std::string>;
 

@@ -195,6 +195,10 @@ Workload& Workload::expand(ExpandFn fn) {
   expand_ = std::move(fn);
   return *this;
 }
+Workload& Workload::expand_per_gpus(ExpandPerGpusFn fn) {
+  expand_per_gpus_ = std::move(fn);
+  return *this;
+}
 Workload& Workload::fits(FitsFn fn) {
   fits_ = std::move(fn);
   return *this;
@@ -210,6 +214,14 @@ Workload& Workload::runner(GroupRunner fn) {
 Workload& Workload::estimate_seconds_per_point(double seconds) {
   estimate_s_ = seconds;
   return *this;
+}
+Workload& Workload::selected_by_default_in(std::vector<Profile> profiles) {
+  default_profiles_ = std::move(profiles);
+  return *this;
+}
+bool Workload::selected_by_default(Profile profile) const {
+  return std::find(default_profiles_.begin(), default_profiles_.end(), profile) !=
+         default_profiles_.end();
 }
 Workload& Workload::sustained(double warmup_s, double sample_s) {
   sustained_warmup_s_ = warmup_s;
@@ -229,7 +241,8 @@ const Axis* Workload::find_axis(const std::string& axis_name) const {
   return nullptr;
 }
 
-std::vector<Params> Workload::expand_points(const AxisValues& values) const {
+std::vector<Params> Workload::expand_points(const AxisValues& values, int gpus) const {
+  if (expand_per_gpus_) return expand_per_gpus_(values, gpus);
   return expand_ ? expand_(values) : cartesian_product(values);
 }
 

@@ -242,7 +242,9 @@ std::map<int, Placement> plan_placements(const SweepOptions& options, Plan& plan
 std::vector<const Workload*> select_workloads(const SweepOptions& options) {
   std::vector<const Workload*> selected;
   if (options.workloads.empty()) {
-    for (const auto& w : workloads()) selected.push_back(&w);
+    for (const auto& w : workloads()) {
+      if (w.selected_by_default(options.profile)) selected.push_back(&w);
+    }
   } else {
     for (const auto& name : options.workloads) {
       const Workload* w = find_workload(name);
@@ -384,7 +386,7 @@ void add_workload_groups(const Workload& w, const SweepOptions& options,
   }
   auto add_group = [&](std::vector<int> devices, const std::string& purpose, int n) {
     const std::vector<Params> points = points_that_fit(
-        w, w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes)), n,
+        w, w.expand_points(values_for_gpus(values, options, n, w.name(), plan.notes), n), n,
         placements.at(n).gpus_per_node, plan.notes);
     if (points.empty()) return;
     PlannedGroup g;

@@ -7,6 +7,10 @@
 //   state once was sized by a node's GPUs and indexed by the group rank, so that ranks 2 and 3
 //   wrote past it (issue 30, finding 3). No NCCL is needed for these groups.
 // - NCCL's all-reduce and training step: every rank's output is verified and reported.
+// - NCCL's other collectives (all-gather, reduce-scatter, all-to-all, broadcast and reduce from
+//   several roots, send/recv around the ring): exact on every rank, in and out of place, and
+//   with a forced NCCL_ALGO / NCCL_PROTO stretch in the middle (every process creates its
+//   communicators again from a fresh unique id).
 // MGBENCH_GPU_TEST_RANK_WRAPPER (e.g. "compute-sanitizer --tool memcheck --error-exitcode 99";
 // no single quotes) runs every rank under that command; MGBENCH_GPU_TEST_TIME_SCALE stretches
 // the time-outs.
@@ -18,6 +22,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch_compat.hpp"
@@ -123,6 +128,13 @@ Params train(const std::string& impl) {
                 {"bucket_mb", 0}};
 }
 
+// A collective's point of `bytes` fp32 (from 1 MiB up: no second, gated timing).
+Params collective(std::uint64_t bytes, Json extra = Json::object()) {
+  Params p{{"bytes", bytes}, {"dtype", "fp32"}, {"timing", "host"}, {"cache", "hot"}};
+  p.update(extra);
+  return p;
+}
+
 void require_launch_ok(const Launch& l, std::size_t points) {
   INFO(l.err);
   CHECK(l.exit_code == 0);
@@ -188,4 +200,55 @@ TEST_CASE("two nodes on one GPU: the training step's own reducer is waived, NCCL
       CHECK(rank.at("details").at("breakdown_timing") == "host");
     }
   }
+}
+
+TEST_CASE("two nodes on one GPU: every NCCL collective is exact on every rank",
+          "[mpi][gpu][collective][nccl]") {
+  const std::uint64_t odd = (1 << 20) + 12;  // fp32 elements that 4 ranks do not divide
+  const Json out{{"inplace", false}}, in{{"inplace", true}};
+  const std::vector<std::pair<std::string, std::vector<Params>>> cases{
+      {"allgather", {collective(odd, out), collective(odd, in)}},
+      {"reducescatter", {collective(odd, out), collective(odd, in)}},
+      {"alltoall", {collective(odd)}},
+      {"broadcast", {collective(odd, {{"inplace", false}, {"root", 0}}),
+                     collective(odd, {{"inplace", true}, {"root", 3}})}},
+      {"reduce", {collective(odd, {{"inplace", false}, {"root", 2}}),
+                  collective(odd, {{"inplace", true}, {"root", 1}})}},
+      {"sendrecv", {collective(odd)}}};
+  for (const auto& [workload, params] : cases) {
+    const Launch l = launch(workload, params);
+    INFO(workload);
+    require_launch_ok(l, params.size());
+    for (const auto& p : l.points) {
+      INFO("point " << p.index << " " << p.params.dump() << ": " << p.message);
+      CHECK(p.status == Status::ok);
+      check_every_rank(p);
+      CHECK(p.verification.at("wrong") == 0);
+      CHECK(p.verification.at("checked").get<std::uint64_t>() > 0);
+      CHECK(p.metrics.at("busbw_GBps").get<double>() > 0);
+      for (const auto& rank : p.verification.at("per_rank")) {
+        CHECK(rank.at("verification").at("wrong_on_rank") == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("two nodes on one GPU: a forced NCCL algorithm gets communicators of its own",
+          "[mpi][gpu][collective][nccl]") {
+  const std::uint64_t size = 1 << 20;
+  const Json plain{{"inplace", false}, {"algo", "default"}, {"proto", "default"}};
+  Json ring = plain;
+  ring["algo"] = "ring";
+  ring["proto"] = "simple";
+  const Launch l = launch("allgather", {collective(size, plain), collective(size, ring),
+                                        collective(size, plain)});
+  require_launch_ok(l, 3);
+  for (const auto& p : l.points) {
+    INFO("point " << p.index << ": " << p.message);
+    CHECK(p.status == Status::ok);
+    CHECK(p.verification.at("wrong") == 0);
+  }
+  CHECK_FALSE(l.points[0].extra.contains("nccl_env"));
+  CHECK(l.points[1].extra.at("nccl_env") == Json{{"NCCL_ALGO", "ring"}, {"NCCL_PROTO", "simple"}});
+  CHECK_FALSE(l.points[2].extra.contains("nccl_env"));
 }

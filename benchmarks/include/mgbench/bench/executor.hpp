@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/bench/nccl_stretches.hpp"
 #include "mgbench/bench/rank_slots.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/core/params.hpp"
@@ -111,6 +112,13 @@ struct RunnerOptions {
   std::function<bool(const Params&)> time_both;
   // Metrics checked against what the hardware can produce (flagged when above).
   std::vector<LimitCheck> limits;
+  // The NCCL variables a point's communicators must be created with (e.g. NCCL_ALGO, which NCCL
+  // reads when a communicator is created, not per call). Consecutive points that ask for the
+  // same variables share the group's communicators; where the variables change, the executor
+  // ends the stretch (every rank idle), destroys the communicators and creates new ones with the
+  // variables set, restoring the process's own values right after. Each such point records the
+  // values in extra.nccl_env. Unset or empty: one stretch, the process's environment.
+  NcclEnvFn nccl_env;
 };
 
 GroupRunner make_runner(RankPointFactory factory, MetricsFn metrics, RunnerOptions options = {});

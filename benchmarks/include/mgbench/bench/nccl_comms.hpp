@@ -6,7 +6,7 @@
 //
 // Thread safety: NCCL forbids using a communicator while another thread aborts it (the
 // abort frees it). Rank threads therefore issue NCCL calls through call() / nccl_call()
-// (the sum all-reduce through allreduce() / nccl_allreduce(), the only place that names it),
+// (the collectives as collective_call() builds them, the only place that names them),
 // which hold the rank's lock for the duration of the (non-blocking, short) call and refuse
 // once an abort has started; the watchdog takes the same lock before ncclCommAbort (it
 // waits at most 2 s for it, then aborts anyway rather than hang). Waiting on the GPU
@@ -22,9 +22,32 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "mgbench/bench/collective_math.hpp"
+
 namespace mgbench::bench {
+
+// One operation of a collective workload on one rank.
+struct CollectiveOp {
+  collective::Kind kind = collective::Kind::allreduce;
+  const void* send = nullptr;
+  void* recv = nullptr;
+  std::size_t count = 0;  // NCCL's count argument (collective_math.hpp)
+  ncclDataType_t type = ncclFloat32;
+  int root = 0;  // broadcast, reduce
+  cudaStream_t stream = nullptr;
+};
+// The NCCL call of `op`, to be issued through NcclComms::call() or nccl_call() (which pass the
+// communicator): ncclAllReduce, ncclAllGather, ncclReduceScatter, ncclBroadcast, ncclReduce
+// (sums); send/recv as nccl-tests' sendrecv_perf (in one group, to rank + 1 and from rank - 1);
+// all-to-all as one group of a send and a receive of `count` elements with every rank (what
+// NCCL's own ncclAlltoAll enqueues). nccl_collectives.cpp is the only file that names these
+// NCCL functions (a unit test keeps it so).
+std::function<ncclResult_t(ncclComm_t)> collective_call(const CollectiveOp& op);
+// "ncclAllGather", "ncclSend/ncclRecv": the call, for messages.
+const char* collective_call_name(collective::Kind kind);
 
 class NcclComms {
  public:
@@ -105,6 +128,27 @@ void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& f
 // owner).
 void nccl_allreduce(ncclComm_t comm, const void* send, void* recv, std::size_t count,
                     ncclDataType_t type, cudaStream_t stream);
+
+// Sets NCCL variables for the communicators created while it lives (NCCL reads NCCL_ALGO and
+// NCCL_PROTO when a communicator is created) and restores the process's own values (or their
+// absence) when it ends. The environment is process-wide: create it only where no other thread
+// of the process creates communicators or reads these variables (the executor does, between the
+// stretches of a group, with no rank thread running).
+class ScopedNcclEnv {
+ public:
+  explicit ScopedNcclEnv(const std::vector<std::pair<std::string, std::string>>& variables);
+  ~ScopedNcclEnv();
+  ScopedNcclEnv(const ScopedNcclEnv&) = delete;
+  ScopedNcclEnv& operator=(const ScopedNcclEnv&) = delete;
+
+ private:
+  struct Saved {
+    std::string name;
+    bool was_set = false;
+    std::string value;
+  };
+  std::vector<Saved> saved_;
+};
 
 // NCCL versions: as compiled against (NCCL_VERSION_CODE) and as loaded (ncclGetVersion,
 // 0 when unknown).

@@ -5,6 +5,9 @@
 //   gemm:       one GEMM M x N x K of the point's dtype; work = 2 M N K x GPUs / 1e12 (TFLOP)
 //   allreduce:  one all-reduce of `bytes` (impl=nccl only: the own peer all-reduce is not a
 //               ring, tree or NVLS algorithm); work = bytes x 2(N-1)/N / 1e9 (busbw, GB)
+//   allgather, reducescatter, broadcast, reduce: one collective of `bytes` (nccl-tests' size;
+//               NCCL's own algorithm and protocol only; alltoall and sendrecv are not
+//               modelled); work = bytes x the collective's busbw factor / 1e9 (GB)
 //   membw:      bytes moved through HBM; work = bytes x GPUs / 1e9
 //   h2d:        one host copy (h2d or d2h; bidir is two concurrent copies: not a reference);
 //               work = bytes x GPUs / 1e9
@@ -12,6 +15,7 @@
 //   transformer_step: see transformer_step_cost below.
 #include <optional>
 
+#include "mgbench/bench/collective_math.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/work_cost.hpp"
 
@@ -19,6 +23,7 @@ namespace mgbench::bench {
 
 std::optional<WorkCost> gemm_cost(const Params& params);
 std::optional<WorkCost> allreduce_cost(const Params& params);
+std::optional<WorkCost> collective_cost(collective::Kind kind, const Params& params);
 std::optional<WorkCost> membw_cost(const Params& params);
 std::optional<WorkCost> h2d_cost(const Params& params);
 

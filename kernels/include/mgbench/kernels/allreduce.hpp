@@ -33,15 +33,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mgbench/kernels/collective_check.hpp"
 #include "mgbench/kernels/fill.hpp"
-
-#if !defined(MGBENCH_HOST_DEVICE)
-#if defined(__CUDACC__)
-#define MGBENCH_HOST_DEVICE __host__ __device__
-#else
-#define MGBENCH_HOST_DEVICE
-#endif
-#endif
 
 namespace mgbench::kernels {
 
@@ -94,28 +87,18 @@ cudaError_t allreduce_read_status(const std::uint32_t* sync, std::uint32_t* stat
 
 // ---- verification data (nccl-tests style): small integers, exact in every dtype ------------
 
-// Element `index` of rank `rank`'s input: one of -2, -1, 1, 2 from a counter-based hash,
-// so any sum over up to kAllreduceMaxRanks ranks (|sum| <= 32) is exact in bf16/fp16/fp32.
+// Element `index` of rank `rank`'s input: one of -2, -1, 1, 2 (collective_check.hpp, the narrow
+// range), so any sum over up to kAllreduceMaxRanks ranks (|sum| <= 32) is exact in
+// bf16/fp16/fp32.
 MGBENCH_HOST_DEVICE inline int allreduce_input_value(int rank, std::uint64_t index,
                                                      std::uint32_t seed) {
-  const std::uint64_t key =
-      (static_cast<std::uint64_t>(seed) << 32) | static_cast<std::uint32_t>(rank);
-  std::uint64_t x = (index * 0x9E3779B97F4A7C15ULL) ^ (key * 0xD1B54A32D192ED03ULL);
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ULL;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBULL;
-  x ^= x >> 31;
-  const int v = static_cast<int>(x & 3u);  // {-2, -1, 1, 2}: never zero
-  return v < 2 ? v - 2 : v - 1;
+  return collective_input_value(ValueRange::narrow, rank, index, seed);
 }
 
 // The exact sum over ranks 0..nranks-1 of element `index`.
 MGBENCH_HOST_DEVICE inline int allreduce_expected_value(int nranks, std::uint64_t index,
                                                         std::uint32_t seed) {
-  int sum = 0;
-  for (int r = 0; r < nranks; ++r) sum += allreduce_input_value(r, index, seed);
-  return sum;
+  return collective_expected_value(ExpectedPattern::sum_of(nranks, 0), index, seed);
 }
 
 // Fills `data` with rank `rank`'s input pattern.

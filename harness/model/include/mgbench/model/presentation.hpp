@@ -158,6 +158,8 @@ enum class ChartKind {
   breakdown,  // stacked bars of named time metrics per GPU count (and x)
   timeseries,  // a per-GPU field of the run's time windows (RunResult::soak) against time, one
                // line per GPU, throttled spans shaded
+  overlay,  // a metric vs the x axis of every workload of the run that declares an overlay chart
+            // with the same id and the same unit: one chart per GPU count, one line per workload
 };
 const char* to_string(ChartKind kind);
 
@@ -193,6 +195,10 @@ struct ChartSpec {
                              std::string remainder_label);
   // `field` of every GPU of every time window (e.g. "throughput", "temp_c") against time.
   static ChartSpec timeseries(std::string id, std::string field);
+  // `metric` of this workload and of every other workload of the run that declares an overlay
+  // with this id and a metric of the same unit, on one chart per GPU count (drawn once, in the
+  // section of the first such workload, when at least two have points to show).
+  static ChartSpec overlay(std::string id, std::string metric);
   ChartSpec& titled(std::string t);
   ChartSpec& y_axis(std::string label, AxisScale scale = AxisScale::linear);
   ChartSpec& on(std::string axis_param);

@@ -69,6 +69,9 @@ struct Axis {
 using AxisValues = std::map<std::string, std::vector<Json>>;
 // Turns axis values into point parameter sets. Default: the cartesian product.
 using ExpandFn = std::function<std::vector<Params>(const AxisValues&)>;
+// The same for a group of `gpus` GPUs, for points that depend on the group's size (a root rank,
+// a size divided over the ranks).
+using ExpandPerGpusFn = std::function<std::vector<Params>(const AxisValues&, int gpus)>;
 // Why a point cannot run on `gpus` GPUs of nodes of `gpus_per_node` ("" when it can): the
 // planner leaves it out of that GPU count's group, with a note (e.g. tensor parallelism that
 // does not divide the heads).
@@ -95,6 +98,7 @@ class Workload {
   // How reports show this workload (stored in results.json with every run that has its points).
   Workload& present(Presentation presentation);
   Workload& expand(ExpandFn fn);
+  Workload& expand_per_gpus(ExpandPerGpusFn fn);
   Workload& fits(FitsFn fn);
   Workload& summarize(SummarizeFn fn);
   Workload& runner(GroupRunner fn);
@@ -105,6 +109,9 @@ class Workload {
   // `sample_s`, so that the GPU idles between samples for a small share of the time only
   // (idle time lowers the average power and lets the clocks rise above their sustained level).
   Workload& sustained(double warmup_s, double sample_s);
+  // The profiles whose default selection (a sweep without --workloads) includes it; default
+  // every profile. Named with --workloads it runs in any profile.
+  Workload& selected_by_default_in(std::vector<Profile> profiles);
   // What one op of a point is made of, for `mgbench predict` (model/work_cost.hpp).
   Workload& cost(CostFn fn);
 
@@ -121,7 +128,8 @@ class Workload {
   const std::string& throughput_unit() const { return throughput_unit_; }
   // The declared presentation; its headline is the throughput metric when not declared there.
   Presentation presentation() const;
-  std::vector<Params> expand_points(const AxisValues& values) const;
+  // The points of a group of `gpus` GPUs.
+  std::vector<Params> expand_points(const AxisValues& values, int gpus = 1) const;
   // Why `params` cannot run on `gpus` GPUs ("" when it can; always "" without a fits function).
   std::string unfit(const Params& params, int gpus, int gpus_per_node) const;
   const GroupRunner& run() const { return runner_; }
@@ -129,6 +137,7 @@ class Workload {
   double estimate_seconds_per_point() const { return estimate_s_; }
   double sustained_warmup() const { return sustained_warmup_s_; }
   double sustained_sample() const { return sustained_sample_s_; }
+  bool selected_by_default(Profile profile) const;
   const CostFn& cost_model() const { return cost_; }
 
  private:
@@ -140,12 +149,14 @@ class Workload {
   std::string throughput_metric_, throughput_unit_;
   Presentation presentation_;
   ExpandFn expand_;
+  ExpandPerGpusFn expand_per_gpus_;
   FitsFn fits_;
   SummarizeFn summarize_;
   GroupRunner runner_;
   double estimate_s_ = 2.0;
   double sustained_warmup_s_ = 0;
   double sustained_sample_s_ = 0;
+  std::vector<Profile> default_profiles_{Profile::quick, Profile::standard, Profile::full};
   CostFn cost_;
 };
 
