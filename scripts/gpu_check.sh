@@ -7,7 +7,10 @@
 # OUT_DIR/summary.txt): labels (the GPU test labels), peaks, predict and history (they share one
 # default-profile sweep, the `example` step's when it ran first), batch, launch (mpirun as root),
 # ranks (ranks in processes on one GPU, NVLS as recorded), accept (mgbench accept --soak 2m),
-# transformer (transformer_step presets, MFU, the 8B layer's GEMMs).
+# transformer (transformer_step presets, MFU, the 8B layer's GEMMs), collectives (the six
+# collectives' GPU and 4-rank tests, a sweep, the crosscheck against nccl-tests built from a
+# checkout at gpujob/nccl-tests), screen (mgbench screen on this host), resume (--resume from
+# the journal's plan, locally and through mpirun; report --format from the printers).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; out="$2"; shift 2
