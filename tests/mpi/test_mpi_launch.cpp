@@ -225,7 +225,9 @@ TEST_CASE("mpirun: Ctrl-C stops the sweep, --resume runs the rest, nothing twice
   const auto before = finished_lines(out + "/journal.jsonl");
   CHECK(!before.empty());
   CHECK(before.size() < 12);
-  const auto r = run_mgbench("sweep --resume " + out + kQuiet, env);
+  // The launcher is the journal's (mpirun): its words may be given without --launcher again.
+  const auto r =
+      run_mgbench("sweep --resume " + out + " --launcher-arg=--allow-run-as-root" + kQuiet, env);
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const auto run = mgbench::load_results(out + "/results.json");

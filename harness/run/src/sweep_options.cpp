@@ -464,8 +464,10 @@ void check_launch(const SweepOptions& o) {
 }
 
 // What follows from other options, and the checks across them: after the command line, and
-// again once a resumed sweep has its journal's plan.
-void settle(SweepOptions& o, const std::set<std::string>& named) {
+// again once a resumed sweep has its journal's plan. `launch_known`: false for a command line
+// with --resume, whose launcher comes from the journal (its --launcher-arg words are checked
+// against that launcher, not against the default one).
+void settle(SweepOptions& o, const std::set<std::string>& named, bool launch_known = true) {
   if (named.count("group-timeout") == 0) {
     o.settings.group_timeout_s = std::max(300.0, 20 * o.settings.stopping.max_time_s);
   }
@@ -473,7 +475,7 @@ void settle(SweepOptions& o, const std::set<std::string>& named) {
     throw UsageError(fmt::format("invalid --warmup: must be under half the group timeout ({} s)",
                                  o.settings.group_timeout_s));
   }
-  check_launch(o);
+  if (launch_known) check_launch(o);
 }
 
 // The plan's options that differ from a sweep without options: what the log shows of a plan.
@@ -522,7 +524,7 @@ SweepOptions parse_sweep_options(int argc, char** argv, std::set<std::string>* n
   if (given.count("launcher") == 0) {
     o.launch.launcher = o.isolation == Isolation::none ? Launcher::local : default_launcher();
   }
-  settle(o, given);
+  settle(o, given, given.count("resume") == 0);
   if (const auto slowdown =
           test_hooks::read_number(test_hooks::kSlowdown, 0.0, test_hooks::kMaxSlowdown)) {
     o.settings.test_slowdown = *slowdown;
