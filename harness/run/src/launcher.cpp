@@ -233,11 +233,7 @@ void add_launch_options(cxxopts::Options& options) {
        cxxopts::value<std::string>());
 }
 
-namespace {
-
-Launcher chosen_launcher(const cxxopts::ParseResult& args, Launcher fallback) {
-  if (args.count("launcher") == 0) return fallback;
-  const std::string text = args["launcher"].as<std::string>();
+Launcher launcher_option(const std::string& text) {
   for (Launcher l : {Launcher::local, Launcher::mpirun, Launcher::srun}) {
     if (text == to_string(l)) return l;
   }
@@ -245,35 +241,27 @@ Launcher chosen_launcher(const cxxopts::ParseResult& args, Launcher fallback) {
       fmt::format("invalid --launcher '{}': expected local or mpirun or srun", text));
 }
 
-}  // namespace
+int gpus_per_node_option(const std::string& text) {
+  const auto n = parse_positive_int(text, "--gpus-per-node");
+  if (n > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
+  return static_cast<int>(n);
+}
 
 LaunchOptions read_launch_options(const cxxopts::ParseResult& args, Launcher fallback) {
   LaunchOptions l;
-  l.launcher = chosen_launcher(args, fallback);
+  l.launcher =
+      args.count("launcher") ? launcher_option(args["launcher"].as<std::string>()) : fallback;
   if (args.count("hosts") && args.count("hostfile")) {
     throw UsageError("give --hosts or --hostfile, not both");
   }
   if (args.count("hosts")) l.hosts = parse_host_list(args["hosts"].as<std::string>());
   if (args.count("hostfile")) l.hosts = parse_hostfile(args["hostfile"].as<std::string>());
   if (args.count("gpus-per-node")) {
-    l.gpus_per_node = static_cast<int>(
-        parse_positive_int(args["gpus-per-node"].as<std::string>(), "--gpus-per-node"));
-    if (l.gpus_per_node > 4096) throw UsageError("invalid --gpus-per-node: at most 4096");
+    l.gpus_per_node = gpus_per_node_option(args["gpus-per-node"].as<std::string>());
   }
   l.oversubscribe = args.count("oversubscribe") > 0;
   read_launcher_words(args, l);
-  const bool nodes_given = !l.hosts.empty() || l.gpus_per_node > 0 || l.oversubscribe ||
-                           !l.launcher_args.empty() || !l.forward_env.empty();
-  if (l.launcher == Launcher::local && nodes_given) {
-    throw UsageError("--hosts, --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and "
-                     "--forward-env need --launcher mpirun or srun");
-  }
-  if (!l.forward_env.empty() && l.launcher != Launcher::mpirun) {
-    throw UsageError("--forward-env is an mpirun option (srun passes the whole environment)");
-  }
-  if (l.oversubscribe && l.launcher != Launcher::mpirun) {
-    throw UsageError("--oversubscribe is an mpirun option");
-  }
+  group_launcher(l.launcher).check_options(l);  // what this launcher cannot take
   return l;
 }
 

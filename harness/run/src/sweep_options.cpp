@@ -52,12 +52,6 @@ ScalingMode scaling_of(const std::string& text) {
                              {{"weak", ScalingMode::weak}, {"strong", ScalingMode::strong}});
 }
 
-Launcher launcher_of(const std::string& text) {
-  return choose<Launcher>(
-      "launcher", text,
-      {{"local", Launcher::local}, {"mpirun", Launcher::mpirun}, {"srun", Launcher::srun}});
-}
-
 // --NAME as a number above zero (or at least zero with `allow_zero`), at most 1e8: a time beyond
 // that (three years) would overflow the clocks' nanosecond counts once scaled into a time-out.
 double checked_number(double value, const std::string& name, bool allow_zero) {
@@ -347,9 +341,9 @@ const SweepOption kOptions[] = {
      }, "process"},
     {"launcher", "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun "
                  "inside a Slurm allocation, local elsewhere", Kind::text,
-     [](const Given& v, O& o) { o.launch.launcher = launcher_of(v.text()); }, nullptr,
+     [](const Given& v, O& o) { o.launch.launcher = launcher_option(v.text()); }, nullptr,
      {"launcher", [](const O& o) { return J(to_string(o.launch.launcher)); },
-      [](const J& j, O& o) { o.launch.launcher = launcher_of(plan_text(j, "launcher")); }}},
+      [](const J& j, O& o) { o.launch.launcher = launcher_option(plan_text(j, "launcher")); }}},
     {"hosts", "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)", Kind::text,
      [](const Given& v, O& o) { o.launch.hosts = parse_host_list(v.text()); }, nullptr,
      {"hosts", hosts_json, set_hosts}},
@@ -358,13 +352,8 @@ const SweepOption kOptions[] = {
      {"hosts", hosts_json, set_hosts}},
     {"gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
      Kind::text,
-     [](const Given& v, O& o) {
-       o.launch.gpus_per_node =
-           static_cast<int>(parse_positive_int(v.text(), "--gpus-per-node"));
-       if (o.launch.gpus_per_node > 4096) {
-         throw UsageError("invalid --gpus-per-node: at most 4096");
-       }
-     }, nullptr,
+     [](const Given& v, O& o) { o.launch.gpus_per_node = gpus_per_node_option(v.text()); },
+     nullptr,
      {"gpus-per-node", [](const O& o) { return J(o.launch.gpus_per_node); },
       [](const J& j, O& o) {
         o.launch.gpus_per_node = json_integer<int>(j, "--gpus-per-node", 0, 4096);

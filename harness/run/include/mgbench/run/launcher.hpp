@@ -103,6 +103,9 @@ void add_launch_options(cxxopts::Options& options);
 // list of nodes, node options only with mpirun or srun, mpirun's own options only with it.
 // UsageError (exit 2).
 LaunchOptions read_launch_options(const cxxopts::ParseResult& args, Launcher fallback);
+// The values of --launcher and --gpus-per-node (at most 4096); UsageError (exit 2) otherwise.
+Launcher launcher_option(const std::string& text);
+int gpus_per_node_option(const std::string& text);
 
 // A host list longer than this goes to the launcher through a temporary file (mpirun --hostfile,
 // srun --nodelist=FILE): one argument of a few hundred thousand characters makes exec fail
