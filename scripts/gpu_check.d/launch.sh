@@ -5,8 +5,11 @@
 #  root-allowed   the same with --launcher-arg=--allow-run-as-root: exit 0, every point ok or
 #                 waived, telemetry from the node leader (power > 0 on ok points).
 #  no-gpu-orch    the orchestrator sees no GPU, the rank does (-x CUDA_VISIBLE_DEVICES=0 through
-#                 --launcher-arg): exit 0, the environment names the rank's GPU, and libcuda is
-#                 never mapped in the orchestrator (/proc/PID/maps every 50 ms).
+#                 --launcher-arg): exit 0, the environment names the rank's GPU, and the
+#                 orchestrator never holds a CUDA context (its PID never among nvidia-smi's
+#                 compute processes, sampled every 0.2 s, while a rank's is). libcuda's mappings
+#                 in it are counted for information only: cuBLASLt's initializer dlopens
+#                 libcuda.so.1 when the program loads, before main, and no CUDA call follows.
 #  one-cpu        `taskset -c 0` around the sweep: the one-CPU warning exactly once.
 #  aliases        --hosts localhost:1,127.0.0.1:1 --gpus 1,2: the alias warning, 2 GPUs left
 #                 out, no point on 2 nodes.
@@ -67,6 +70,9 @@ CUDA_VISIBLE_DEVICES="" "$bin" sweep --launcher mpirun --workloads allreduce --g
   "${quick[@]}" --launcher-arg=--allow-run-as-root --launcher-arg=-x \
   --launcher-arg=CUDA_VISIBLE_DEVICES=0 --out "$out/r3" >"$out/r3.out" 2>"$out/r3.err" &
 pid=$!
+( while kill -0 $pid 2>/dev/null; do
+    nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null; sleep 0.2
+  done >"$out/r3_apps.txt" ) &
 maps=0
 for _ in $(seq 2400); do
   kill -0 $pid 2>/dev/null || break
@@ -76,12 +82,15 @@ for _ in $(seq 2400); do
 done
 wait $pid
 rc=$?
+wait
+own=$(grep -cx " *$pid" "$out/r3_apps.txt")
+ranks=$(grep -vcx " *$pid" "$out/r3_apps.txt")
 points "$out/r3/results.json" >"$out/r3_points.txt" 2>&1
 gpu=$(python3 -c "import json;e=json.load(open('$out/r3/results.json'))['environment'];print(e.get('gpu_count'),[g.get('name') for g in e.get('gpus',[])])" 2>&1)
 ok=1
-[[ $rc -eq 0 && $maps -eq 0 ]] && ! grep -v ' ok \| waived ' "$out/r3_points.txt" | grep -q . &&
+[[ $rc -eq 0 && $own -eq 0 && $ranks -gt 0 ]] && ! grep -v ' ok \| waived ' "$out/r3_points.txt" | grep -q . &&
   [[ "$gpu" == *H200* ]] && ok=0
-verdict $ok "no-gpu-orch rc=$rc libcuda_mappings_in_orchestrator=$maps environment_gpus=$gpu"
+verdict $ok "no-gpu-orch rc=$rc orchestrator_context_samples=$own rank_context_samples=$ranks libcuda_mappings=$maps (cuBLASLt's loader) environment_gpus=$gpu"
 
 # 4. Ranks confined to CPU 0.
 step one-cpu

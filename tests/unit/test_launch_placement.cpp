@@ -253,6 +253,10 @@ TEST_CASE("ranks that see the same GPUs take the plan's, ranks that see their ow
   CHECK(same.bus_ids == Strings{"A", "B"});
   CHECK_FALSE(same.per_task);
   CHECK(map_node_devices({facts(0, 0, "n", {"A", "B"})}, {1}).bus_ids == Strings{"B"});
+  // A plan that lists GPU 0 twice (several ranks on one GPU, as the MPI GPU tests run) is kept.
+  const auto twice = map_node_devices({facts(0, 0, "n", {"A"}), facts(1, 1, "n", {"A"})}, {0, 0});
+  CHECK(twice.ordinals == std::vector<int>{0, 0});
+  CHECK(twice.bus_ids == Strings{"A", "A"});
   // srun --gpus-per-task=1: every task sees one GPU, its ordinal 0.
   const auto own = map_node_devices(
       {facts(0, 0, "n", {"A"}), facts(1, 1, "n", {"B"}), facts(2, 2, "n", {"C"})}, {0, 1, 2});

@@ -46,7 +46,7 @@ struct NodeDevices {
 // When every rank of the node sees the same GPUs, local rank r takes `planned[r]` (the plan's
 // device of its place); when they see different ones, the ranks that see the same set take its
 // GPUs in turn. Throws EnvironmentError naming the rank and host when a rank sees no GPU or too
-// few, or when two ranks would share one GPU.
+// few, or when tasks bound to their own GPUs would share one.
 NodeDevices map_node_devices(const std::vector<RankFacts>& node, const std::vector<int>& planned);
 
 // The GPU a rank selects before MPI starts (a CUDA-aware MPI initialises CUDA on the current
