@@ -11,6 +11,9 @@
 # collectives' GPU and 4-rank tests, a sweep, the crosscheck against nccl-tests built from a
 # checkout at gpujob/nccl-tests), screen (mgbench screen on this host), resume (--resume from
 # the journal's plan, locally and through mpirun; report --format from the printers).
+# MGBENCH_CHECK_SKIP_GPU_TESTS=1: collectives and transformer skip the GPU test cases a labels
+# step already ran; MGBENCH_CHECK_MEMCHECK_OWN_ONLY=1: ranks puts only the own all-reduce's
+# two-nodes test under memcheck (not NCCL's too).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"; out="$2"; shift 2

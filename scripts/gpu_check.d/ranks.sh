@@ -20,9 +20,12 @@ MGBENCH_GPU_TEST_TIME_SCALE=20 timeout 120 "$BIN/mgbench_mpi_gpu_tests" \
   "two nodes on one GPU: the own all-reduce is waived on every rank, nothing overruns" \
   >"$out/memcheck_own.log" 2>&1
 rc_own=$?
-MGBENCH_GPU_TEST_TIME_SCALE=20 timeout 150 "$BIN/mgbench_mpi_gpu_tests" \
-  "two nodes on one GPU: NCCL's all-reduce is exact on every rank" >"$out/memcheck_nccl.log" 2>&1
-rc_nccl=$?
+rc_nccl=skipped  # MGBENCH_CHECK_MEMCHECK_OWN_ONLY: the own all-reduce only (issue 30's finding 3)
+if [[ -z "${MGBENCH_CHECK_MEMCHECK_OWN_ONLY:-}" ]]; then
+  MGBENCH_GPU_TEST_TIME_SCALE=20 timeout 150 "$BIN/mgbench_mpi_gpu_tests" \
+    "two nodes on one GPU: NCCL's all-reduce is exact on every rank" >"$out/memcheck_nccl.log" 2>&1
+  rc_nccl=$?
+fi
 unset MGBENCH_GPU_TEST_RANK_WRAPPER
 summaries=$(grep -h "ERROR SUMMARY" "$out"/memcheck/rank.*.log 2>/dev/null | sort | uniq -c | tr '\n' ' ')
 ! grep -h "ERROR SUMMARY" "$out"/memcheck/rank.*.log | grep -vq "ERROR SUMMARY: 0 errors"
