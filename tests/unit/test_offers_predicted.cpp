@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/analysis/prediction.hpp"
+#include "mgbench/reports/compare_report.hpp"
 
 using namespace mgbench;
 
@@ -133,4 +134,26 @@ TEST_CASE("offers --predict-gpus: an offer without a prediction is n/a and says 
   CHECK(row.best_throughput.offer == -1);  // one value only: no best
   // Without predictions: the measured rows alone.
   CHECK(compare_offers(offers, tflops()).tables[0].rows.size() == 4);
+}
+
+TEST_CASE("offers --predict-gpus: the report's efficiency chart draws measured rows only",
+          "[offers][predict]") {
+  const RunResult a = offer_run(100), b = offer_run(90);
+  // Predicted at a measured count (8), with an efficiency no measured row has (12.5 %).
+  Prediction pa = predicted(8, 100, 100, "tflops"), pb = predicted(8, 100, 100, "tflops");
+  for (auto* p : {&pa, &pb}) {
+    for (auto& s : p->series) s.rows[0].efficiency = 0.125;
+  }
+  const std::vector<Offer> offers = {{"a", "a.json", &a, 2.0}, {"b", "b.json", &b, 2.0}};
+  const auto with = compare_offers(offers, tflops(), {{8, &pa, ""}, {8, &pb, ""}});
+  const auto without = compare_offers(offers, tflops());
+  REQUIRE(with.tables[0].rows[2].predicted);
+  const auto chart = [&](const OfferComparison& cmp) {
+    const std::string html =
+        reports::render_compare_html(reports::CompareReportInput(cmp, {&a, &b}, {"a", "b"}));
+    const auto at = html.find("synthetic: scaling efficiency");
+    REQUIRE(at != std::string::npos);
+    return html.substr(at, html.find("</svg>", at) - at);
+  };
+  CHECK(chart(with) == chart(without));
 }
