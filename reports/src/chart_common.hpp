@@ -62,8 +62,16 @@ std::optional<AxisSpec> x_axis_of(const Presentation& presentation, const ChartS
 std::string axis_label(const AxisSpec& axis, const Points& points);
 
 // The charts of one kind.
+// `prediction`: its efficiency drawn dashed beside each measured series it predicts.
 void scaling_charts(const RunResult& run, const std::string& workload,
-                    const Presentation& presentation, ChartList& charts);
+                    const Presentation& presentation, ChartList& charts,
+                    const Prediction* prediction = nullptr);
+// The predicted efficiency of a measured series (in %, dashed, named `name`, in `colour`): the
+// rows of the prediction's series of the same workload and parameters; nullopt when the
+// prediction has none or the series is not scaled against one GPU (predictions are).
+std::optional<svg::Series> predicted_efficiency(const Prediction& prediction,
+                                                const ScalingSeries& series,
+                                                const std::string& name, int colour);
 // Line charts that share their split parameters: per split value, one chart per spec.
 void line_charts(const RunResult& run, const std::string& workload,
                  const Presentation& presentation, const std::vector<const ChartSpec*>& specs,

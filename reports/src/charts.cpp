@@ -224,7 +224,7 @@ std::string axis_label(const AxisSpec& axis, const Points& points) {
 
 }  // namespace detail
 
-std::vector<ChartEntry> build_charts(const RunResult& run) {
+std::vector<ChartEntry> build_charts(const RunResult& run, const Prediction* prediction) {
   detail::ChartList charts;
   const auto order = workloads_of(run);
   for (const auto& w : order) {
@@ -232,7 +232,9 @@ std::vector<ChartEntry> build_charts(const RunResult& run) {
     const auto& specs = presentation.charts;
     for (std::size_t i = 0; i < specs.size(); ++i) {
       switch (specs[i].kind) {
-        case ChartKind::scaling: detail::scaling_charts(run, w, presentation, charts); break;
+        case ChartKind::scaling:
+          detail::scaling_charts(run, w, presentation, charts, prediction);
+          break;
         case ChartKind::line: {
           // Consecutive line charts split the same way interleave per split value.
           std::vector<const ChartSpec*> group{&specs[i]};

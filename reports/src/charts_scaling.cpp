@@ -154,10 +154,75 @@ void mark_node_boundaries(const std::vector<Curve>& curves, std::size_t shown,
   }
 }
 
+// "dashed: predicted (nvlink4, ib-ndr, 8 GPUs/node)": the links and node size predicted on.
+std::string predicted_note(const Prediction& p) {
+  return fmt::format("dashed: predicted ({}, {}, {} GPUs/node)", p.intra.link.name,
+                     p.inter.link.name, p.gpus_per_node);
+}
+
+// The lowest finite value of `series`, or `lowest`.
+double lowest_of(const svg::Series& series, double lowest) {
+  for (double v : series.y) {
+    if (std::isfinite(v)) lowest = std::min(lowest, v);
+  }
+  return lowest;
+}
+
+// The efficiency of curve `i` (in %), and its prediction beside it when there is one; `lowest`
+// and `ticks` widen to hold them.
+void add_efficiency(svg::LineChart& eff, const Curve& c, std::size_t i, const std::string& label,
+                    const Prediction* prediction, double& lowest, std::set<double>& ticks) {
+  svg::Series e;
+  e.name = label;
+  e.colour = static_cast<int>(i % 7);
+  e.x = c.gpus;
+  for (double v : c.efficiency) e.y.push_back(v * 100.0);
+  lowest = lowest_of(e, lowest);
+  if (prediction != nullptr) {
+    auto p = predicted_efficiency(*prediction, *c.series,
+                                  label == "measured" ? "predicted" : label + " (predicted)",
+                                  e.colour);
+    if (p) {
+      lowest = lowest_of(*p, lowest);
+      ticks.insert(p->x.begin(), p->x.end());
+      eff.series.push_back(std::move(e));
+      eff.series.push_back(std::move(*p));
+      return;
+    }
+  }
+  eff.series.push_back(std::move(e));
+}
+
 }  // namespace
 
+std::optional<svg::Series> predicted_efficiency(const Prediction& prediction,
+                                                const ScalingSeries& series,
+                                                const std::string& name, int colour) {
+  if (series.baseline_gpus != 1) return std::nullopt;
+  for (const PredictedSeries& p : prediction.series) {
+    if (p.workload != series.workload || p.params != series.params) continue;
+    svg::Series out;
+    out.name = name;
+    out.colour = colour;
+    out.line = svg::LineStyle::dashed;
+    for (const PredictedRow& r : p.rows) {
+      if (!r.efficiency) continue;
+      out.x.push_back(r.gpus);
+      out.y.push_back(*r.efficiency * 100.0);
+      out.point_titles.push_back(fmt::format("{}: {}, {} ({} - {})", name, gpus_label(r.gpus),
+                                             format_percent(*r.efficiency, 1),
+                                             format_percent(r.efficiency_band.low, 0),
+                                             format_percent(r.efficiency_band.high, 0)));
+    }
+    if (out.x.empty()) return std::nullopt;
+    return out;
+  }
+  return std::nullopt;
+}
+
 void scaling_charts(const RunResult& run, const std::string& workload,
-                    const Presentation& presentation, ChartList& charts) {
+                    const Presentation& presentation, ChartList& charts,
+                    const Prediction* prediction) {
   std::vector<Curve> all = curves_of(run, workload);
   if (all.empty()) return;
   std::vector<const ScalingSeries*> series;
@@ -187,20 +252,17 @@ void scaling_charts(const RunResult& run, const std::string& workload,
                label);
     left_out += c.left_out;
     if (c.efficiency.empty()) continue;  // measured against an impossible baseline
-    svg::Series e;
-    e.name = label;
-    e.colour = static_cast<int>(i % 7);
-    e.x = c.gpus;
-    for (double v : c.efficiency) {
-      e.y.push_back(v * 100.0);
-      if (std::isfinite(v)) lowest = std::min(lowest, v * 100.0);
-    }
-    eff.series.push_back(std::move(e));
+    add_efficiency(eff, c, i, label, prediction, lowest, gpu_ticks);
   }
+  eff.x.ticks.assign(gpu_ticks.begin(), gpu_ticks.end());
   // Start the axis below the lowest efficiency (at most at 50 %) so differences show.
   eff.y.zero_based = false;
   eff.y.min = std::max(0.0, std::min(50.0, std::floor((lowest - 5) / 10) * 10));
   if (left_out > 0) eff.subtitle += (eff.subtitle.empty() ? "" : " · ") + left_out_note(left_out);
+  const bool predicted = std::any_of(eff.series.begin(), eff.series.end(), [](const auto& s) {
+    return s.line == svg::LineStyle::dashed;
+  });
+  if (predicted) eff.subtitle += (eff.subtitle.empty() ? "" : " · ") + predicted_note(*prediction);
   mark_node_boundaries(all, shown, eff);
   if (!eff.series.empty()) charts.add(workload, "efficiency", eff);
 }

@@ -239,6 +239,7 @@ std::vector<EffSet> efficiency_sets(const Context& ctx, const std::string& workl
     for (const OfferTable& t : ctx.offer_cmp->tables) {
       if (t.workload != workload) continue;
       for (const OfferRow& row : t.rows) {
+        if (row.predicted) continue;  // measured efficiencies only
         auto& values = sets.at(row.params, row.gpus);
         for (std::size_t i = 0; i < std::min(values.size(), row.cells.size()); ++i)
           values[i] = row.cells[i].efficiency;

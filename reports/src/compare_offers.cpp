@@ -57,7 +57,7 @@ std::string part_table(const Context& ctx, const OfferTable& t, const Part& part
   for (const OfferSummary& o : offers) table.column(o.label, true);
   if (part.best != nullptr) table.column("best");
   for (const OfferRow& r : t.rows) {
-    if (is_efficiency(part) && r.gpus <= 1) continue;
+    if ((is_efficiency(part) && r.gpus <= 1) || !offer_row_shown(r, part.value)) continue;
     std::vector<std::string> cells = {td(params_text(r.params, vary, presentation)),
                                       td_num(offer_row_gpus(r))};
     for (std::size_t i = 0; i < offers.size(); ++i) cells.push_back(offer_cell(t, r, i, part));
@@ -120,6 +120,9 @@ std::string offer_tables(const Context& ctx, const std::string& workload) {
         " of the best are a tie (no \u2605). * noisy or throttled in that run; n/a: the offer "
         "did not run this point.";
     out += caption(cap);
+    if (const std::string note = offer_predicted_note(*ctx.offer_cmp); !note.empty()) {
+      out += "<p class=\"note\">" + esc(note) + "</p>\n";
+    }
     if (t.per_gpu_quantity) out += "<p class=\"note\">" + esc(kPerGpuQuantityNote) + "</p>\n";
     for (const Part& part : parts) {
       if (any_value(t, part)) {

@@ -304,7 +304,7 @@ bool render_offer_section(std::ostream& out, const OfferComparison& cmp, const O
   if (section.best) header.push_back("best");
   TextTable table(header, "lr" + std::string(cmp.offers.size(), 'r') + "l");
   for (const OfferRow& r : t.rows) {
-    if (efficiency && r.gpus <= 1) continue;
+    if ((efficiency && r.gpus <= 1) || !offer_row_shown(r, section.field)) continue;
     std::vector<std::string> row = {format_params(r.params), offer_row_gpus(r)};
     for (const OfferCell& c : r.cells) row.push_back(offer_cell_text(t, c, section));
     if (section.best) row.push_back(best_offer_text(r.*(section.best), cmp.offers));
@@ -357,10 +357,28 @@ void render_offers(std::ostream& out, const OfferComparison& cmp) {
   out << "* noisy or throttled in that run. n/a: the offer did not run this point. Per dollar is "
          "throughput / (price per GPU-hour x GPUs). Offers within "
       << percent(cmp.tie_margin) << " of the best tie: no best is named.\n";
+  if (const std::string note = offer_predicted_note(cmp); !note.empty()) out << note << "\n";
 }
 
 std::string offer_row_gpus(const OfferRow& row) {
+  if (row.predicted) return std::to_string(row.gpus) + " predicted";
   return compared_gpus(row.gpus, row.devices, !row.devices.empty());
+}
+
+bool offer_row_shown(const OfferRow& row, std::optional<double> OfferCell::*field) {
+  if (!row.predicted) return true;
+  return std::any_of(row.cells.begin(), row.cells.end(),
+                     [&](const OfferCell& c) { return (c.*field).has_value(); });
+}
+
+std::string offer_predicted_note(const OfferComparison& cmp) {
+  if (!cmp.predicted_gpus) return "";
+  std::string text = "Rows \"" + std::to_string(*cmp.predicted_gpus) +
+                     " predicted\": each offer's prediction on that many GPUs from its own "
+                     "results and links (mgbench predict; nodes as large as the offer's), not "
+                     "a measurement; n/a there: no prediction of that point.";
+  for (const std::string& why : cmp.not_predicted) text += " Not predicted: " + why + ".";
+  return text;
 }
 
 std::string compared_gpus(int gpus, const std::vector<int>& devices, bool with_devices) {

@@ -126,9 +126,9 @@ struct Content {
   std::string screen;                  // `mgbench screen`'s section ("" for other runs)
 };
 
-Content content_of(const RunResult& run) {
+Content content_of(const RunResult& run, const Prediction* prediction) {
   Content c;
-  c.charts = build_charts(run);
+  c.charts = build_charts(run, prediction);
   c.workloads = workloads_of(run);
   c.summary = run_summary(run);
   c.model_note = gpu_model_note(run);
@@ -222,8 +222,8 @@ std::string environment_section(const Content& c) {
 
 }  // namespace
 
-std::string render_html_report(const RunResult& run) {
-  const Content c = content_of(run);
+std::string render_html_report(const RunResult& run, const Prediction* prediction) {
+  const Content c = content_of(run, prediction);
   std::string subtitle = run.host;
   if (!run.started_at.empty()) subtitle += (subtitle.empty() ? "" : " · ") + run.started_at;
   subtitle += (subtitle.empty() ? "" : " · ") + status_counts(run);
@@ -256,7 +256,7 @@ std::string render_html_report(const RunResult& run) {
 
 void HtmlPrinter::print(const Printable& what, std::ostream& out) const {
   // An accept run: its own report (`mgbench accept --from` renders it in another language).
-  out << (what.run.accept.is_null() ? render_html_report(what.run)
+  out << (what.run.accept.is_null() ? render_html_report(what.run, what.prediction)
                                     : render_accept_html(what.run, Lang::en));
 }
 

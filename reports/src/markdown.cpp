@@ -39,8 +39,9 @@ std::string markdown_charts_dir_name(const std::string& md_path) {
   return std::filesystem::path(md_path).stem().string() + "_charts";
 }
 
-std::string render_markdown_report(const RunResult& run, const std::string& charts_dir) {
-  const auto charts = build_charts(run);
+std::string render_markdown_report(const RunResult& run, const std::string& charts_dir,
+                                   const Prediction* prediction) {
+  const auto charts = build_charts(run, prediction);
   std::string out = "# mgbench report";
   if (!run.host.empty()) out += ": " + escape_markdown(run.host);
   out += "\n\n";
@@ -142,11 +143,12 @@ std::vector<std::string> previous_charts(const std::string& manifest) {
 
 }  // namespace
 
-void write_markdown(const RunResult& run, const std::string& md_path) {
+void write_markdown(const RunResult& run, const std::string& md_path,
+                    const Prediction* prediction) {
   namespace fs = std::filesystem;
   const std::string dir_name = markdown_charts_dir_name(md_path);
   const fs::path charts_dir = fs::path(md_path).parent_path() / dir_name;
-  const auto charts = build_charts(run);
+  const auto charts = build_charts(run, prediction);
   if (!charts_dir.parent_path().empty()) {
     std::error_code ec;
     fs::create_directories(charts_dir.parent_path(), ec);
@@ -169,7 +171,7 @@ void write_markdown(const RunResult& run, const std::string& md_path) {
     written += c.id + ".svg\n";
   }
   write_file_atomic(manifest, written);
-  write_file_atomic(md_path, render_markdown_report(run, dir_name));
+  write_file_atomic(md_path, render_markdown_report(run, dir_name, prediction));
 }
 
 void MarkdownPrinter::print(const Printable&, std::ostream&) const {
@@ -178,7 +180,7 @@ void MarkdownPrinter::print(const Printable&, std::ostream&) const {
 
 void MarkdownPrinter::write(const Printable& what, const std::string& path) const {
   if (what.run.accept.is_null()) {
-    write_markdown(what.run, path);
+    write_markdown(what.run, path, what.prediction);
   } else {
     // An accept run: its own report (`mgbench accept --from` renders it in another language).
     write_file_atomic(path, render_accept_markdown(what.run, Lang::en));

@@ -163,6 +163,7 @@ Json offers_to_json(const OfferComparison& cmp) {
         }
       }
       if (!r.devices.empty()) row["devices"] = r.devices;
+      if (r.predicted) row["predicted"] = true;
       rows.push_back(std::move(row));
     }
     tables.push_back(Json{{"workload", t.workload},
@@ -171,6 +172,10 @@ Json offers_to_json(const OfferComparison& cmp) {
                           {"rows", std::move(rows)}});
   }
   j["tables"] = std::move(tables);
+  if (cmp.predicted_gpus) {
+    j["predicted_gpus"] = *cmp.predicted_gpus;
+    j["not_predicted"] = cmp.not_predicted;
+  }
   return j;
 }
 

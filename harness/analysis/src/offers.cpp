@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/analysis/prediction.hpp"
 
 namespace mgbench {
 
@@ -354,6 +356,63 @@ BestOffer best_offer(const std::vector<OfferCell>& cells, std::optional<double> 
   return best;
 }
 
+// ---- predicted rows (compare --predict-gpus) ------------------------------------------------
+
+// The offer's predicted cell of the table's quantity for `params`: the throughput in the
+// quantity's metric (the time when the table compares time), the efficiency, and per dollar.
+OfferCell predicted_cell(const Offer& offer, const OfferPrediction& predicted,
+                         const OfferTable& table, const Params& params) {
+  OfferCell cell;
+  if (predicted.prediction == nullptr) return cell;
+  for (const PredictedSeries& s : predicted.prediction->series) {
+    if (s.workload != table.workload || s.params != params) continue;
+    for (const PredictedRow& r : s.rows) {
+      if (r.gpus != predicted.gpus) continue;
+      cell.present = true;
+      const Quantity& q = table.quantity;
+      if (q.metric.empty()) {
+        cell.throughput = r.time_s;
+      } else if (s.metric == q.metric) {
+        cell.throughput = r.throughput;
+      }
+      cell.efficiency = r.efficiency;
+      if (cell.throughput && q.higher_is_better && !table.per_gpu_quantity &&
+          offer.price_per_gpu_hour && *offer.price_per_gpu_hour > 0) {
+        cell.per_dollar = *cell.throughput / (*offer.price_per_gpu_hour * r.gpus);
+      }
+      return cell;
+    }
+  }
+  return cell;
+}
+
+// After the measured rows of each parameter set, its predicted row (when an offer has a
+// prediction of it), best and ties as in the measured rows.
+void add_predicted_rows(OfferTable& table, const std::vector<Offer>& offers,
+                        const std::vector<OfferPrediction>& predicted, double margin) {
+  std::vector<OfferRow> rows;
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    rows.push_back(std::move(table.rows[i]));
+    const Params& params = rows.back().params;
+    if (i + 1 < table.rows.size() && table.rows[i + 1].params == params) continue;
+    OfferRow row;
+    row.params = params;
+    row.gpus = predicted.front().gpus;
+    row.predicted = true;
+    bool any = false;
+    for (std::size_t o = 0; o < offers.size(); ++o) {
+      row.cells.push_back(predicted_cell(offers[o], predicted[o], table, params));
+      any = any || row.cells.back().present;
+    }
+    if (!any) continue;
+    row.best_throughput = best_offer(row.cells, &OfferCell::throughput,
+                                     table.quantity.higher_is_better, margin);
+    row.best_per_dollar = best_offer(row.cells, &OfferCell::per_dollar, true, margin);
+    rows.push_back(std::move(row));
+  }
+  table.rows = std::move(rows);
+}
+
 }  // namespace
 
 OfferSummary summarize_offer(const Offer& offer) {
@@ -373,12 +432,22 @@ OfferSummary summarize_offer(const Offer& offer) {
   return s;
 }
 
-OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOptions& given) {
+OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOptions& given,
+                               const std::vector<OfferPrediction>& predicted) {
+  if (!predicted.empty() && predicted.size() != offers.size()) {
+    throw std::invalid_argument("compare_offers: one prediction per offer");
+  }
   std::vector<const RunResult*> runs;
   for (const Offer& offer : offers) runs.push_back(offer.run);
   const CompareOptions options = with_headlines(given, runs);
   OfferComparison result;
   for (const Offer& offer : offers) result.offers.push_back(summarize_offer(offer));
+  for (std::size_t o = 0; o < predicted.size(); ++o) {
+    result.predicted_gpus = predicted[o].gpus;
+    if (predicted[o].prediction == nullptr) {
+      result.not_predicted.push_back(offers[o].label + ": " + predicted[o].why);
+    }
+  }
   // Rows: the union of (workload, params, gpus), workloads in name order.
   std::vector<EffIndex> effs;
   for (const Offer& offer : offers) {
@@ -412,6 +481,7 @@ OfferComparison compare_offers(const std::vector<Offer>& offers, const CompareOp
       row.best_per_dollar = best_offer(row.cells, &OfferCell::per_dollar, true, margin);
       table.rows.push_back(std::move(row));
     }
+    if (!predicted.empty()) add_predicted_rows(table, offers, predicted, margin);
     result.tables.push_back(std::move(table));
   }
   return result;

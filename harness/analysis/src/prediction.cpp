@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "mgbench/analysis/scaling.hpp"
 #include "mgbench/core/error.hpp"
@@ -348,6 +349,35 @@ bool run_allows_nvls(const RunResult& run) {
   const auto it = run.environment.find("nccl_nvls");
   if (it == run.environment.end() || !it->is_string()) return false;
   return it->get<std::string>().rfind("off", 0) != 0;
+}
+
+int gpus_per_node_of(const RunResult& run) {
+  int most = 1;
+  for (const PointResult& p : run.points) {
+    most = std::max(most, p.placement.nodes > 1 ? p.placement.gpus_per_node : p.gpus);
+  }
+  const auto gpus = run.environment.find("gpus");
+  if (gpus != run.environment.end() && gpus->is_array()) {
+    most = std::max(most, static_cast<int>(std::min<std::size_t>(gpus->size(), kMaxGpusPerNode)));
+  }
+  return std::min(most, kMaxGpusPerNode);
+}
+
+std::vector<int> series_gpu_counts(const RunResult& run, int gpus_per_node) {
+  std::set<int> counts;
+  for (const ScalingSeries& s : run.scaling) {
+    for (const ScalingRow& r : s.rows) counts.insert(r.gpus);
+  }
+  if (!counts.empty() && *counts.rbegin() < (1 << 20)) {
+    int next = 1;
+    while (next <= *counts.rbegin()) next *= 2;
+    counts.insert(next);
+  }
+  std::vector<int> out;
+  for (int n : counts) {
+    if (n >= 1 && (n <= gpus_per_node || n % gpus_per_node == 0)) out.push_back(n);
+  }
+  return out;
 }
 
 void validate(const PredictOptions& o) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/analysis/prediction.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/reports/compare_render.hpp"
@@ -24,6 +26,7 @@
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/results.hpp"
+#include "predict_options.hpp"
 
 namespace mgbench {
 namespace {
@@ -115,6 +118,17 @@ double parse_percent(std::string text, const std::string& what, double max_perce
   return value / 100.0;
 }
 
+// --predict-gpus: a positive GPU count, at most kMaxPredictGpus.
+int parse_predict_gpus(const std::string& text) {
+  constexpr std::int64_t kMaxPredictGpus = 1 << 20;
+  const std::int64_t n = parse_positive_int(text, "--predict-gpus");
+  if (n > kMaxPredictGpus) {
+    throw UsageError("invalid --predict-gpus '" + text + "': at most " +
+                     std::to_string(kMaxPredictGpus));
+  }
+  return static_cast<int>(n);
+}
+
 // `--baseline a.json b.json ...` takes every following argument up to the next option;
 // `--baseline=a.json,b.json` works too. Returns the remaining arguments.
 std::vector<std::string> take_baselines(int argc, char** argv,
@@ -163,6 +177,9 @@ cxxopts::Options compare_cli() {
       ("price", "Price per GPU-hour of an offer, in USD (repeatable)",
        cxxopts::value<std::vector<std::string>>(), "LABEL=USD")
       ("offers", "Side-by-side offer comparison even with two inputs")
+      ("predict-gpus", "Offer table: add per parameter set a row predicted on N GPUs from each "
+       "offer's own results and links (mgbench predict), with --price its per dollar",
+       cxxopts::value<std::string>(), "N")
       ("junit", "Also write the gate as JUnit XML to FILE: a testcase per matched point, a "
        "failure per slower point, noisy points skipped", cxxopts::value<std::string>(), "FILE")
       ("report", "Also write the comparison report to FILE (*.json unless an HTML writer is "
@@ -188,6 +205,7 @@ struct CompareArgs {
   CompareOptions options;
   bool offers_mode = false;
   std::map<std::string, double> prices;
+  std::optional<int> predict_gpus;
   bool json = false;
   std::string report;
   std::string junit;
@@ -238,6 +256,13 @@ CompareArgs parse_compare_args(int argc, char** argv) {
     throw UsageError("--baseline applies to the comparison of two runs, not to --offers");
   }
   a.prices = parse_prices(price_items, a.labels);
+  if (parsed.count("predict-gpus")) {
+    if (!a.offers_mode) {
+      throw UsageError(
+          "--predict-gpus applies to the offer comparison (three or more inputs, or --offers)");
+    }
+    a.predict_gpus = parse_predict_gpus(parsed["predict-gpus"].as<std::string>());
+  }
   a.json = parsed.count("json") > 0;
   a.report = parsed.count("report") ? parsed["report"].as<std::string>() : "";
   a.junit = parsed.count("junit") ? parsed["junit"].as<std::string>() : "";
@@ -268,16 +293,49 @@ void emit(const CompareArgs& a, const Json& document, const std::vector<RunResul
   reports::write_compare_report_file(a.report, input);
 }
 
+// --predict-gpus N: the offer's prediction on N GPUs, on nodes the size of its own and from its
+// own links; `why` it has none when its results cannot give one.
+OfferPrediction predict_offer(const RunResult& run, int gpus, std::optional<Prediction>& slot) {
+  OfferPrediction out;
+  out.gpus = gpus;
+  PredictOptions o;
+  o.gpu_counts = {gpus};
+  o.gpus_per_node = gpus_per_node_of(run);
+  if (gpus > o.gpus_per_node && gpus % o.gpus_per_node != 0) {
+    out.why = std::to_string(gpus) + " GPUs do not fill whole nodes of " +
+              std::to_string(o.gpus_per_node);
+    return out;
+  }
+  try {
+    slot = predict(run, o, registry_cost);
+  } catch (const UsageError& e) {
+    out.why = e.what();  // the model's own reason (an unknown link: mgbench predict --intra)
+    return out;
+  }
+  if (slot->series.empty()) {
+    out.why = "no point of its results could be predicted";
+    for (const std::string& note : slot->notes) out.why += "; " + note;
+    return out;
+  }
+  out.prediction = &*slot;
+  return out;
+}
+
 int run_offers(const CompareArgs& a, const std::vector<RunResult>& runs) {
   std::vector<Offer> offers;
+  std::vector<std::optional<Prediction>> predictions(runs.size());
+  std::vector<OfferPrediction> predicted;
   for (std::size_t i = 0; i < runs.size(); ++i) {
     Offer offer{a.labels[i], a.inputs[i], &runs[i], std::nullopt};
     if (auto it = a.prices.find(a.labels[i]); it != a.prices.end()) {
       offer.price_per_gpu_hour = it->second;
     }
+    if (a.predict_gpus) {
+      predicted.push_back(predict_offer(runs[i], *a.predict_gpus, predictions[i]));
+    }
     offers.push_back(std::move(offer));
   }
-  const OfferComparison cmp = compare_offers(offers, a.options);
+  const OfferComparison cmp = compare_offers(offers, a.options, predicted);
   emit(a, offers_to_json(cmp), runs, cmp,
        [&](std::ostream& out) { reports::render_offers(out, cmp); });
   return static_cast<int>(ExitCode::ok);

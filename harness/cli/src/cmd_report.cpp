@@ -1,11 +1,13 @@
 // `mgbench report RESULTS.json [-o FILE] [--format html|md|csv|text|prom|gbench] [--redact]
-// [--json]`: renders a results file with the printer of its format (reports/printer.hpp), or
-// writes it back (redacted) for sharing.
+// [--json] [--predict [--gpus-per-node N] [--intra L] [--inter L] [--nvls on|off|auto]]`: renders
+// a results file with the printer of its format (reports/printer.hpp), with the prediction drawn
+// on the efficiency chart when asked, or writes it back (redacted) for sharing.
 #include <cxxopts.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "mgbench/cli/commands.hpp"
@@ -18,6 +20,7 @@
 #include "mgbench/core/text.hpp"
 #include "mgbench/model/redact.hpp"
 #include "mgbench/run/sweep.hpp"
+#include "predict_options.hpp"
 
 namespace mgbench {
 namespace {
@@ -61,6 +64,34 @@ void say_wrote(const std::string& path) {
   if (!is_stdout_path(path)) std::cout << "wrote " << one_line(path) << '\n';
 }
 
+// --predict: the prediction of the run's scaling series on its own GPU counts and the next power
+// of two, on nodes the size of the run's (unless given) and its links (unless given); nullopt
+// without a scaling series to draw it beside.
+std::optional<Prediction> report_prediction(const cxxopts::ParseResult& args,
+                                            const RunResult& run) {
+  PredictOptions o;
+  o.gpus_per_node = gpus_per_node_of(run);
+  read_machine_options(args, o);
+  o.gpu_counts = series_gpu_counts(run, o.gpus_per_node);
+  if (o.gpu_counts.empty()) return std::nullopt;
+  return predict(run, o, registry_cost);
+}
+
+// Checks --predict and the machine options against the format before anything is read.
+void check_predict_options(const cxxopts::ParseResult& args, const reports::Printer& format) {
+  PredictOptions o;
+  const bool machine = read_machine_options(args, o);
+  if (!args.count("predict")) {
+    if (machine) {
+      throw UsageError("--gpus-per-node, --intra, --inter and --nvls apply with --predict");
+    }
+    return;
+  }
+  if (!format.draws_charts() || args.count("json")) {
+    throw UsageError("--predict draws on the efficiency chart: use --format html or md");
+  }
+}
+
 // The export path: the (redacted) results document, to share.
 int export_results(const RunResult& run, const std::string& output) {
   if (output.empty()) {
@@ -88,6 +119,10 @@ int cmd_report(int argc, char** argv) {
       ("redact", "leave the host name, CUDA_/NCCL_/OMPI_/SLURM_ values, GPU serials and other "
        "processes out of the output (docs/SHARING.md)")
       ("json", "write the (redacted, with --redact) results document instead of a report")
+      ("predict", "draw the predicted efficiency (mgbench predict) dashed beside each measured "
+       "scaling series, on its GPU counts and the next power of two; with the options below");
+  add_machine_options(options, "the run's");
+  options.add_options()
       ("results", "results JSON file", cxxopts::value<std::vector<std::string>>())
       ("h,help", "show this help");
   // clang-format on
@@ -110,6 +145,7 @@ int cmd_report(int argc, char** argv) {
     throw UsageError("--format " + format.name() +
                      " writes its charts beside the report: give a file, not -o -");
   }
+  check_predict_options(args, format);
   if (parse_only()) return 0;
 
   RunResult loaded = load_results(inputs.front());
@@ -117,7 +153,9 @@ int cmd_report(int argc, char** argv) {
   const RunResult run = args.count("redact") ? redact_run(loaded) : loaded;
   if (args.count("json")) return export_results(run, output);
 
-  const reports::Printable what{run};
+  const std::optional<Prediction> prediction =
+      args.count("predict") ? report_prediction(args, run) : std::nullopt;
+  const reports::Printable what{run, nullptr, prediction ? &*prediction : nullptr};
   if (output.empty() && format.default_file().empty()) {
     format.print(what, std::cout);
     return 0;

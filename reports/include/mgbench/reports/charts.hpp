@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mgbench/analysis/prediction.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
@@ -19,7 +20,9 @@ struct ChartEntry {
   bool wide = false;  // deserves a full row in the HTML grid
 };
 
-std::vector<ChartEntry> build_charts(const RunResult& run);
+// `prediction` (`report --predict`): drawn dashed beside each measured series of the efficiency
+// charts, labelled "predicted".
+std::vector<ChartEntry> build_charts(const RunResult& run, const Prediction* prediction = nullptr);
 
 // "1 GPU", "8 GPUs".
 std::string gpus_label(int n);

@@ -29,6 +29,11 @@ std::string format_p_value(double p);
 std::string offer_row_gpus(const OfferRow& row);
 std::string best_offer_text(const BestOffer& best, const std::vector<OfferSummary>& offers);
 std::string offer_gpu_count(const OfferSummary& offer);
+// Whether a row has a place in the part of `field`: a predicted row (OfferRow::predicted) only
+// where some offer has a value (a prediction has no per-watt figure).
+bool offer_row_shown(const OfferRow& row, std::optional<double> OfferCell::*field);
+// What the predicted rows are and which offers have none ("" without --predict-gpus).
+std::string offer_predicted_note(const OfferComparison& cmp);
 inline constexpr const char* kPerGpuQuantityNote =
     "Per watt and per dollar are left out: this figure is per GPU and does not add across GPUs "
     "(a collective's bus bandwidth), so dividing it by power or price would compare nothing.";

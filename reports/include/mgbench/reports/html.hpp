@@ -10,7 +10,9 @@
 
 namespace mgbench::reports {
 
-std::string render_html_report(const mgbench::RunResult& run);
+// `prediction`: drawn on the efficiency charts (build_charts).
+std::string render_html_report(const mgbench::RunResult& run,
+                               const Prediction* prediction = nullptr);
 
 // "html": the report page (an accept run: its own report, in English).
 class HtmlPrinter final : public Printer {
@@ -18,6 +20,7 @@ class HtmlPrinter final : public Printer {
   std::string name() const override { return "html"; }
   std::string default_file() const override { return "report.html"; }
   std::vector<std::string> extensions() const override { return {".html"}; }
+  bool draws_charts() const override { return true; }
   void print(const Printable& what, std::ostream& out) const override;
 };
 

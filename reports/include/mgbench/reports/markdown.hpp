@@ -10,9 +10,12 @@
 namespace mgbench::reports {
 
 // Writes `md_path` and its chart files; throws UsageError when they cannot be written.
-void write_markdown(const mgbench::RunResult& run, const std::string& md_path);
+// `prediction`: drawn on the efficiency charts (build_charts).
+void write_markdown(const mgbench::RunResult& run, const std::string& md_path,
+                    const Prediction* prediction = nullptr);
 // The Markdown text alone; charts are linked as "<charts_dir>/<chart id>.svg".
-std::string render_markdown_report(const mgbench::RunResult& run, const std::string& charts_dir);
+std::string render_markdown_report(const mgbench::RunResult& run, const std::string& charts_dir,
+                                   const Prediction* prediction = nullptr);
 // "report.md" -> "report_charts".
 std::string markdown_charts_dir_name(const std::string& md_path);
 
@@ -24,6 +27,7 @@ class MarkdownPrinter final : public Printer {
   std::string default_file() const override { return "report.md"; }
   std::vector<std::string> extensions() const override { return {".md", ".markdown"}; }
   bool streams() const override { return false; }
+  bool draws_charts() const override { return true; }
   void print(const Printable& what, std::ostream& out) const override;
   void write(const Printable& what, const std::string& path) const override;
 };

@@ -11,15 +11,18 @@
 #include <vector>
 
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/analysis/prediction.hpp"
 #include "mgbench/model/results.hpp"
 
 namespace mgbench::reports {
 
 // What a printer renders: a run and, for a comparison format, the comparison of a base run with
-// it (`run` is then the new one).
+// it (`run` is then the new one); `prediction`, when given, the prediction of the run
+// (`report --predict`) that a format with charts draws beside the measured scaling.
 struct Printable {
   const RunResult& run;
   const Comparison* comparison = nullptr;
+  const Prediction* prediction = nullptr;
 };
 
 class Printer {
@@ -37,6 +40,8 @@ class Printer {
   // Whether print() works: false where the format writes files beside its own (Markdown's
   // charts), which only write() does.
   virtual bool streams() const { return true; }
+  // Whether it draws the run's charts (and so Printable::prediction on the efficiency chart).
+  virtual bool draws_charts() const { return false; }
   // Renders onto `out`.
   virtual void print(const Printable& what, std::ostream& out) const = 0;
   // Writes `path` atomically (print() into it, unless the format writes more); throws

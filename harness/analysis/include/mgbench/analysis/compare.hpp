@@ -211,6 +211,17 @@ std::string efficiency_key(const std::string& workload, const Params& params, in
 // Per watt: the point's "<metric>_per_watt" metric when present, else throughput divided by
 // the sum over the point's GPUs of the average power (telemetry gpus[].avg_power_w).
 
+struct Prediction;  // analysis/prediction.hpp
+
+// An offer's prediction at a GPU count (`compare --predict-gpus`): `prediction` from its own
+// results and links, or nullptr with `why` it has none. Given to compare_offers (one per offer,
+// in input order), it adds a predicted row per parameter set (OfferRow::predicted).
+struct OfferPrediction {
+  int gpus = 1;
+  const Prediction* prediction = nullptr;
+  std::string why;
+};
+
 struct Offer {
   std::string label;
   std::string path;
@@ -255,6 +266,9 @@ struct OfferRow {
   std::vector<int> devices;
   std::vector<OfferCell> cells;  // one per offer, in input order
   BestOffer best_throughput, best_per_watt, best_per_dollar;
+  // Every cell predicted (OfferPrediction): throughput (or time), efficiency and per dollar of
+  // each offer's prediction at `gpus`, after the measured rows of the same parameters.
+  bool predicted = false;
 };
 
 struct OfferTable {
@@ -270,10 +284,13 @@ struct OfferComparison {
   std::vector<OfferSummary> offers;
   std::vector<OfferTable> tables;
   double tie_margin = 0.03;  // CompareOptions::threshold: offers this close tie (BestOffer)
+  std::optional<int> predicted_gpus;     // the GPU count of the predicted rows, when asked
+  std::vector<std::string> not_predicted;  // "LABEL: why", per offer without a prediction
 };
 
 OfferComparison compare_offers(const std::vector<Offer>& offers,
-                               const CompareOptions& options = {});
+                               const CompareOptions& options = {},
+                               const std::vector<OfferPrediction>& predicted = {});
 OfferSummary summarize_offer(const Offer& offer);
 Json offers_to_json(const OfferComparison& comparison);
 

@@ -115,6 +115,15 @@ struct Prediction {
   std::vector<std::string> notes;
 };
 
+// The GPUs one node of the run's machine held: the most GPUs a point ran on one node, or the
+// GPUs its environment lists when more; at least 1. The default node size when a prediction
+// stands for the run's own machine (`report --predict`, `compare --predict-gpus`).
+int gpus_per_node_of(const RunResult& run);
+
+// The GPU counts of the run's scaling series and the next power of two above the largest, each
+// only where it fills whole nodes of `gpus_per_node`; ascending (`report --predict`).
+std::vector<int> series_gpu_counts(const RunResult& run, int gpus_per_node);
+
 // UsageError when a workload asked for has no ok point in `run`, or when the intra-node link
 // is needed but neither given nor known from the results.
 Prediction predict(const RunResult& run, const PredictOptions& options, const CostLookup& costs);
