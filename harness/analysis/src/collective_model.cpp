@@ -18,11 +18,6 @@ bool is_gather_or_scatter(CollectiveKind kind) {
   return kind == CollectiveKind::all_gather || kind == CollectiveKind::reduce_scatter;
 }
 
-// Network hops a chunk crosses in a ring through M nodes.
-double network_steps(CollectiveKind kind, int nodes) {
-  return (is_all_reduce(kind) ? 2.0 : 1.0) * (nodes - 1);
-}
-
 bool nvls_allowed(const Topology& t) { return t.nvls && t.intra.nvls_efficiency > 0; }
 
 // The fastest flat algorithm for one group over one link.
@@ -38,7 +33,7 @@ double best_flat(CollectiveKind kind, double bytes, int ranks, const Link& link,
 CollectiveTime ring_across_nodes(CollectiveKind kind, double bytes, const Topology& t) {
   const int nodes = t.nodes();
   const StepCount sc = *step_count(kind, CollectiveAlgorithm::ring, t.gpus);
-  const double net_steps = network_steps(kind, nodes);
+  const double net_steps = network_hops(kind, nodes);
   CollectiveTime out;
   out.algorithm = CollectiveAlgorithm::ring;
   if (t.gpus_per_node <= 1) {
@@ -134,6 +129,10 @@ std::optional<double> flat_time(CollectiveKind kind, CollectiveAlgorithm algorit
   return sc->steps * link.hop_latency_us * kUs + sc->volume * bytes / (link.bandwidth_GBps * kGB);
 }
 
+double network_hops(CollectiveKind kind, int nodes) {
+  return (is_all_reduce(kind) ? 2.0 : 1.0) * (nodes - 1);
+}
+
 int Topology::nodes() const {
   const int per_node = std::max(gpus_per_node, 1);
   return (std::max(gpus, 1) + per_node - 1) / per_node;
@@ -146,7 +145,7 @@ std::optional<CollectiveTime> collective_time(CollectiveKind kind, double bytes,
   if (topology.nodes() > 1) {
     if (algorithm == CollectiveAlgorithm::ring) return ring_across_nodes(kind, bytes, topology);
     if (algorithm == CollectiveAlgorithm::hierarchical) {
-      return hierarchical(kind, bytes, topology);
+      return topology.hierarchical ? hierarchical(kind, bytes, topology) : std::nullopt;
     }
     return std::nullopt;  // tree and NVLS serve as the phases of hierarchical across nodes
   }

@@ -79,6 +79,15 @@ LinkChoice resolve_intra(const RunResult& run, const PredictOptions& o, const Re
   return choice;
 }
 
+// The network's hop latency from a multi-node calibration: its latency (per ring step, all
+// steps alike) less the intra-node hops at the intra-node latency, over the network hops.
+double calibrated_inter_latency_us(const Calibration& cal, const Link& intra) {
+  if (cal.gpus_per_node <= 1) return cal.hop_latency_us;
+  const double steps = step_count(cal.kind, CollectiveAlgorithm::ring, cal.gpus)->steps;
+  const double net = network_hops(cal.kind, cal.nodes);
+  return (cal.hop_latency_us * steps - (steps - net) * intra.hop_latency_us) / net;
+}
+
 LinkChoice resolve_inter(const PredictOptions& o, const References& refs, const Link& intra) {
   if (o.inter) return LinkChoice{*o.inter, "declared", false};
   LinkChoice choice{link_preset("ib-ndr"), "assumed (not given, not in the results)", false};
@@ -89,6 +98,8 @@ LinkChoice resolve_inter(const PredictOptions& o, const References& refs, const 
   if (best != nullptr &&
       (best->gpus_per_node == 1 || best->bus_GBps < kCalibratedShare * intra.bandwidth_GBps)) {
     choice.link.bandwidth_GBps = best->bus_GBps / std::max(best->gpus_per_node, 1);
+    const double latency_us = calibrated_inter_latency_us(*best, intra);
+    if (latency_us > 0) choice.link.hop_latency_us = latency_us;
     choice.origin = fmt::format("calibrated on the {}-node {} points of the run", best->nodes,
                                 to_string(best->kind));
     choice.calibrated = true;
@@ -320,6 +331,7 @@ void add_series(Prediction& out, const RunResult& run, const Group& group, const
   ctx.compute_band = kBandMeasuredCompute;
   ctx.overhead_s = overhead_for(refs, first.timing).value_or(kDefaultOverheadS);
   ctx.topology = Topology{1, o.gpus_per_node, out.intra.link, out.inter.link, out.nvls};
+  ctx.topology.hierarchical = !out.inter.calibrated;
   ctx.metric = lookup(first.workload);
   if (!place_compute(ctx, refs, out)) return;
   PredictedSeries series;

@@ -49,6 +49,10 @@ struct StepCount {
 // implement the collective, or for hierarchical (which is not a flat algorithm).
 std::optional<StepCount> step_count(CollectiveKind kind, CollectiveAlgorithm algorithm, int ranks);
 
+// The network hops of one chunk in a ring through `nodes` nodes: 2(M-1) for an all-reduce,
+// M-1 otherwise.
+double network_hops(CollectiveKind kind, int nodes);
+
 // nccl-tests' bus bandwidth factor: busbw = S / t x bus_factor (all-reduce 2(n-1)/n,
 // all-gather and reduce-scatter (n-1)/n, broadcast and reduce 1).
 double bus_factor(CollectiveKind kind, int ranks);
@@ -63,6 +67,10 @@ struct Topology {
   int gpus_per_node = 1;  // a group of at most this many GPUs runs on one node
   Link intra, inter;
   bool nvls = false;  // NVLink SHARP allowed (where the intra-node link has it)
+  // The hierarchical scheme may be taken across nodes. Off where the network was calibrated on
+  // the run's own multi-node points: they show what NCCL runs there (its ring's bound), and a
+  // scheme NCCL does not run would predict those very points faster than they were measured.
+  bool hierarchical = true;
   int nodes() const;  // ceil(gpus / gpus_per_node)
 };
 
