@@ -147,21 +147,6 @@ std::optional<double> json_number(const Json& object, const std::string& key) {
   return v;
 }
 
-std::optional<double> json_path_number(const Json& object, const std::vector<std::string>& path) {
-  const Json* node = &object;
-  for (const auto& key : path) {
-    if (node->is_number()) break;  // a plain number where statistics were expected
-    if (!node->is_object()) return std::nullopt;
-    const auto it = node->find(key);
-    if (it == node->end()) return std::nullopt;
-    node = &*it;
-  }
-  if (!node->is_number()) return std::nullopt;
-  const double v = node->get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 std::string json_string(const Json& object, const std::string& key, const std::string& fallback) {
   if (!object.is_object()) return fallback;
   const auto it = object.find(key);

@@ -14,6 +14,7 @@
 #include "mgbench/core/json_order.hpp"
 #include "mgbench/core/ranges_text.hpp"
 #include "mgbench/model/point_quality.hpp"
+#include "mgbench/model/point_view.hpp"
 #include "mgbench/reports/doctor_render.hpp"
 #include "mgbench/reports/format.hpp"
 
@@ -212,35 +213,28 @@ std::string format_value(double value, ValueFormat format, int digits) {
 
 TelemetrySummary telemetry_summary(const PointResult& point) {
   TelemetrySummary s;
-  const Json& t = point.telemetry;
-  if (!t.is_object()) return s;
-  const Json* gpus = nullptr;
-  if (t.contains("gpus") && t["gpus"].is_array()) gpus = &t["gpus"];
-  if (!gpus) return s;
   double power_sum = 0, energy_sum = 0;
   int power_n = 0, energy_n = 0;
   std::vector<double> clocks;
-  for (const auto& g : *gpus) {
-    const auto clk = json_path_number(g, {"sm_clock_mhz", "median"});
-    if (clk && (!s.slowest_sm_clock_mhz || *clk < *s.slowest_sm_clock_mhz)) {
-      s.slowest_sm_clock_mhz = clk;
-      s.slowest_sm_device = json_number(g, "device");
+  for (const GpuTelemetry& g : gpu_telemetry(point)) {
+    if (g.sm_clock_mhz) {
+      if (!s.slowest_sm_clock_mhz || *g.sm_clock_mhz < *s.slowest_sm_clock_mhz) {
+        s.slowest_sm_clock_mhz = g.sm_clock_mhz;
+        s.slowest_sm_device = g.device >= 0 ? std::optional<double>(g.device) : std::nullopt;
+      }
+      clocks.push_back(*g.sm_clock_mhz);
     }
-    auto power = json_number(g, "avg_power_w");
-    if (!power) power = json_path_number(g, {"power_w", "mean"});
-    if (power) {
-      power_sum += *power;
+    if (g.power_w) {
+      power_sum += *g.power_w;
       ++power_n;
     }
-    if (const auto temp = json_path_number(g, {"temp_c", "max"})) {
-      s.max_temp_c = std::max(s.max_temp_c.value_or(*temp), *temp);
+    if (g.max_temp_c) s.max_temp_c = std::max(s.max_temp_c.value_or(*g.max_temp_c), *g.max_temp_c);
+    if (g.throttle_fraction) {
+      s.throttle_fraction =
+          std::max(s.throttle_fraction.value_or(*g.throttle_fraction), *g.throttle_fraction);
     }
-    if (clk) clocks.push_back(*clk);
-    if (const auto thr = json_number(g, "throttle_fraction")) {
-      s.throttle_fraction = std::max(s.throttle_fraction.value_or(*thr), *thr);
-    }
-    if (const auto e = json_number(g, "energy_j")) {
-      energy_sum += *e;
+    if (g.energy_j) {
+      energy_sum += *g.energy_j;
       ++energy_n;
     }
   }

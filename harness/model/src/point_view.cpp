@@ -8,7 +8,8 @@ std::optional<double> number_at(const Json& object, const char* key, const char*
   if (!object.is_object()) return std::nullopt;
   const auto it = object.find(key);
   if (it == object.end()) return std::nullopt;
-  if (sub != nullptr) return number_at(*it, sub);
+  // A plain number where statistics were expected ({"temp_c": 71}) is taken as it is.
+  if (sub != nullptr) return it->is_number() ? it->get<double>() : number_at(*it, sub);
   if (!it->is_number()) return std::nullopt;
   return it->get<double>();
 }
@@ -35,6 +36,7 @@ std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point) {
     gpu.sm_clock_mhz = number_at(g, "sm_clock_mhz", "median");
     gpu.throttle_fraction = number_at(g, "throttle_fraction");
     gpu.max_temp_c = number_at(g, "temp_c", "max");
+    gpu.energy_j = number_at(g, "energy_j");
     if (g.contains("throttle_reasons") && g.at("throttle_reasons").is_array()) {
       for (const Json& r : g.at("throttle_reasons")) {
         if (r.is_string()) gpu.throttle_reasons.push_back(r.get<std::string>());

@@ -41,10 +41,6 @@ std::string format_exact(double value);
 
 // Tolerant readers: a missing key, null or non-numeric value gives nullopt.
 std::optional<double> json_number(const Json& object, const std::string& key);
-// Follows a path of object keys ("temp_c", "max"). A number where an object with
-// statistics was expected is returned as is (so {"temp_c": 71} and {"temp_c": {"max": 71}}
-// both work for ("temp_c", "max")).
-std::optional<double> json_path_number(const Json& object, const std::vector<std::string>& path);
 std::string json_string(const Json& object, const std::string& key,
                         const std::string& fallback = "");
 

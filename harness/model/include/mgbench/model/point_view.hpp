@@ -22,6 +22,7 @@ struct GpuTelemetry {
   std::optional<double> sm_clock_mhz;       // median
   std::optional<double> throttle_fraction;  // of the point's time
   std::optional<double> max_temp_c;
+  std::optional<double> energy_j;           // over the point
   std::vector<std::string> throttle_reasons;
 };
 std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point);
