@@ -14,10 +14,14 @@ mkdir -p "$out/memcheck" "$out/nvls"
 [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MALLOC_CHECK_=3 MALLOC_PERTURB_=165 timeout 200 "$BIN/mgbench_mpi_gpu_tests" >"$out/two_nodes.log" 2>&1
 check "two nodes on one GPU (4 ranks, heap checks)" $? "$(grep -E 'All tests passed|test cases:' "$out/two_nodes.log" | tail -1)"
-export MGBENCH_GPU_TEST_RANK_WRAPPER="compute-sanitizer --tool memcheck --error-exitcode 99 \
+# A Catch2 filter with a comma is two filters: the test names are given up to their comma.
+# NCCL probes kernels of other architectures at start (cudaFuncGetAttributes answers "no kernel
+# image", which NCCL handles); memcheck reports such API errors by default and would fail every
+# NCCL rank on them, so they are not reported: memory errors still are.
+export MGBENCH_GPU_TEST_RANK_WRAPPER="compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 99 \
 --print-limit 20 --log-file $out/memcheck/rank.%p.log"
 MGBENCH_GPU_TEST_TIME_SCALE=20 timeout 120 "$BIN/mgbench_mpi_gpu_tests" \
-  "two nodes on one GPU: the own all-reduce is waived on every rank, nothing overruns" \
+  "two nodes on one GPU: the own all-reduce is waived on every rank*" \
   >"$out/memcheck_own.log" 2>&1
 rc_own=$?
 rc_nccl=skipped  # MGBENCH_CHECK_MEMCHECK_OWN_ONLY: the own all-reduce only (issue 30's finding 3)
