@@ -215,22 +215,15 @@ void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch
 }
 
 void add_launch_options(cxxopts::Options& options) {
-  options.add_options()
-      ("launcher", "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun "
-                   "inside a Slurm allocation, local elsewhere", cxxopts::value<std::string>())
-      ("hosts", "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)",
-       cxxopts::value<std::string>())
-      ("hostfile", "nodes for the launcher, OpenMPI hostfile syntax (host slots=N)",
-       cxxopts::value<std::string>())
-      ("gpus-per-node", "GPUs per node (default: the hosts' slots, else this host's GPUs)",
-       cxxopts::value<std::string>())
-      ("oversubscribe", "mpirun: allow more ranks than a host's slots")
-      ("launcher-arg", "give mpirun or srun this word as it is, after mgbench's own (repeatable; "
-                       "write --launcher-arg=--allow-run-as-root for a word starting with -)",
-       cxxopts::value<std::string>())
-      ("forward-env", "mpirun: pass these variables to every rank too (NAME or PREFIX*, "
-                      "comma-separated; docs/DISTRIBUTED.md lists those always passed)",
-       cxxopts::value<std::string>());
+  const LaunchOptionHelp& h = kLaunchHelp;
+  auto add = options.add_options();
+  add("launcher", h.launcher, cxxopts::value<std::string>());
+  add("hosts", h.hosts, cxxopts::value<std::string>());
+  add("hostfile", h.hostfile, cxxopts::value<std::string>());
+  add("gpus-per-node", h.gpus_per_node, cxxopts::value<std::string>());
+  add("oversubscribe", h.oversubscribe);
+  add("launcher-arg", h.launcher_arg, cxxopts::value<std::string>());
+  add("forward-env", h.forward_env, cxxopts::value<std::string>());
 }
 
 Launcher launcher_option(const std::string& text) {

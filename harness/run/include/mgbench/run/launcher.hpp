@@ -96,6 +96,27 @@ void check_forward_name(const std::string& name);
 void read_launcher_words(const cxxopts::ParseResult& args, LaunchOptions& launch);
 std::vector<std::string> launcher_words(const cxxopts::ParseResult& args);
 std::vector<std::string> forward_env_names(const std::string& text);
+// The help lines of the launch options, written once for every command that takes them.
+struct LaunchOptionHelp {
+  const char* launcher;
+  const char* hosts;
+  const char* hostfile;
+  const char* gpus_per_node;
+  const char* oversubscribe;
+  const char* launcher_arg;
+  const char* forward_env;
+};
+inline constexpr LaunchOptionHelp kLaunchHelp{
+    "local (a thread per GPU) | mpirun | srun (a process per GPU); default: srun inside a Slurm "
+    "allocation, local elsewhere",
+    "nodes for the launcher, e.g. h1:8,h2:8 (host:slots)",
+    "nodes for the launcher, OpenMPI hostfile syntax (host slots=N)",
+    "GPUs per node (default: the hosts' slots, else this host's GPUs)",
+    "mpirun: allow more ranks than a host's slots",
+    "give mpirun or srun this word as it is, after mgbench's own (repeatable; write "
+    "--launcher-arg=--allow-run-as-root for a word starting with -)",
+    "mpirun: pass these variables to every rank too (NAME or PREFIX*, comma-separated; "
+    "docs/DISTRIBUTED.md lists those always passed)"};
 // The options of a command that launches groups (sweep, screen): --launcher, --hosts,
 // --hostfile, --gpus-per-node, --oversubscribe, --launcher-arg and --forward-env.
 void add_launch_options(cxxopts::Options& options);
