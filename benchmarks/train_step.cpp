@@ -55,6 +55,7 @@
 
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/step_memory.hpp"
+#include "mgbench/bench/training_presentation.hpp"
 #include "mgbench/bench/train_math.hpp"
 #include "mgbench/bench/train_model.hpp"
 #include "mgbench/bench/train_reducer.hpp"
@@ -369,60 +370,6 @@ GroupRunner train_runner() {
 
 }  // namespace
 
-namespace {
-// How reports show the training step: step time and its breakdown, samples/s, exposed
-// communication, overlap and peak memory; samples/s and memory vs the per-GPU batch.
-Presentation train_presentation() {
-  return Presentation()
-      .metric(MetricSpec("samples_per_s", "samples/s", "samples/s")
-                  .of_peak(PeakSpec::same_as("model_tflops_per_gpu")))
-      .metric(MetricSpec("samples_per_s_per_gpu", "samples/s per GPU", "samples/s")
-                  .of_peak(PeakSpec::same_as("model_tflops_per_gpu")))
-      .metric(MetricSpec("step_time_s", "step time", "s")
-                  .format(ValueFormat::time)
-                  .better(Better::lower))
-      .metric(MetricSpec("exposed_comm_s", "exposed communication", "s")
-                  .format(ValueFormat::time)
-                  .better(Better::lower))
-      .metric(MetricSpec("overlap_ratio", "overlap").format(ValueFormat::percent, 0))
-      .metric(MetricSpec("model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s")
-                  .of_peak(PeakSpec::tflops("dtype")))
-      .axis(AxisSpec("batch", "per-GPU batch size (batch)")
-                .with({"global_batch"})
-                .tooltip_word("batch"))
-      .table(TableSpec()
-                 .column(ColumnSpec::gpus())
-                 .column(ColumnSpec::devices())
-                 .column(ColumnSpec::params())
-                 .column(ColumnSpec::metric("step_time_s", "step time")
-                             .format(ValueFormat::time)
-                             .or_median())
-                 .column(ColumnSpec::metric("samples_per_s", "samples/s"))
-                 .column(ColumnSpec::metric("samples_per_s_per_gpu", "samples/s/GPU")
-                             .or_per_gpu("samples_per_s"))
-                 .column(ColumnSpec::speedup())
-                 .column(ColumnSpec::efficiency())
-                 .column(ColumnSpec::metric("exposed_comm_s", "exposed comm")
-                             .format(ValueFormat::time)
-                             .share("step_time_s"))
-                 .column(ColumnSpec::metric("overlap_ratio", "overlap")
-                             .format(ValueFormat::percent, 0))
-                 .column(ColumnSpec::peak_memory())
-                 .tail())
-      .chart(ChartSpec::scaling())
-      .chart(ChartSpec::line("throughput", "samples_per_s")
-                 .titled("samples/s vs batch size")
-                 .y_axis("samples/s"))
-      .chart(ChartSpec::memory("memory").titled("peak memory vs batch size"))
-      .chart(ChartSpec::breakdown("breakdown", {"breakdown_step_s", "step_time_s"}, "compute")
-                 .titled("step-time breakdown")
-                 .y_axis("time per step (ms)")
-                 .part({"h2d_s", "h2d_time_s", "data_copy_s"}, "host-to-device copy", 2)
-                 .part({"optimizer_s", "optimizer_time_s"}, "optimizer", 3)
-                 .part({"exposed_comm_s"}, "exposed communication", 1)
-                 .only_with("exposed_comm_s"));
-}
-}  // namespace
 
 MGBENCH_REGISTER_WORKLOAD(
     Workload("train_step")
@@ -463,7 +410,11 @@ MGBENCH_REGISTER_WORKLOAD(
             "gradient bucket size in MiB (0: one bucket per layer)"))
         .throughput("samples_per_s", "samples/s")
         .cost(mgbench::bench::train_step_cost)
-        .present(train_presentation())
+        .present(training_presentation(
+            {"samples", "per-GPU batch size (batch)", "batch size",
+             ColumnSpec::metric("samples_per_s_per_gpu", "samples/s/GPU")
+                 .or_per_gpu("samples_per_s"),
+             true}))
         .estimate_seconds_per_point(10.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained
         .runner(train_runner()));

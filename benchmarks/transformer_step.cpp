@@ -48,6 +48,7 @@
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/bench/lt_gemm.hpp"
 #include "mgbench/bench/step_memory.hpp"
+#include "mgbench/bench/training_presentation.hpp"
 #include "mgbench/bench/transformer_comm.hpp"
 #include "mgbench/bench/transformer_model.hpp"
 #include "mgbench/bench/transformer_points.hpp"
@@ -222,56 +223,6 @@ GroupRunner transformer_runner() {
       metrics, o);
 }
 
-// How reports show the step: tokens/s, step time and its breakdown, model TFLOP/s per GPU with
-// its share of the dtype's dense peak (the MFU), exposed communication, overlap, peak memory.
-Presentation transformer_presentation() {
-  const auto mfu = PeakSpec::same_as("model_tflops_per_gpu");
-  return Presentation()
-      .metric(MetricSpec("tokens_per_s", "tokens/s", "tokens/s").of_peak(mfu))
-      .metric(MetricSpec("tokens_per_s_per_gpu", "tokens/s per GPU", "tokens/s").of_peak(mfu))
-      .metric(MetricSpec("step_time_s", "step time", "s")
-                  .format(ValueFormat::time)
-                  .better(Better::lower))
-      .metric(MetricSpec("exposed_comm_s", "exposed communication", "s")
-                  .format(ValueFormat::time)
-                  .better(Better::lower))
-      .metric(MetricSpec("overlap_ratio", "overlap").format(ValueFormat::percent, 0))
-      .metric(MetricSpec("model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s")
-                  .of_peak(PeakSpec::tflops("dtype")))
-      .axis(AxisSpec("batch", "per-GPU micro-batch (sequences)")
-                .with({"global_batch"})
-                .tooltip_word("batch"))
-      .table(TableSpec()
-                 .column(ColumnSpec::gpus())
-                 .column(ColumnSpec::devices())
-                 .column(ColumnSpec::params())
-                 .column(ColumnSpec::metric("step_time_s", "step time")
-                             .format(ValueFormat::time)
-                             .or_median())
-                 .column(ColumnSpec::metric("tokens_per_s", "tokens/s"))
-                 .column(ColumnSpec::metric("model_tflops_per_gpu", "model TFLOP/s/GPU"))
-                 .column(ColumnSpec::speedup())
-                 .column(ColumnSpec::efficiency())
-                 .column(ColumnSpec::metric("exposed_comm_s", "exposed comm")
-                             .format(ValueFormat::time)
-                             .share("step_time_s"))
-                 .column(ColumnSpec::metric("overlap_ratio", "overlap")
-                             .format(ValueFormat::percent, 0))
-                 .column(ColumnSpec::peak_memory())
-                 .tail())
-      .chart(ChartSpec::scaling())
-      .chart(ChartSpec::line("throughput", "tokens_per_s")
-                 .titled("tokens/s vs micro-batch")
-                 .y_axis("tokens/s"))
-      .chart(ChartSpec::memory("memory").titled("peak memory vs micro-batch"))
-      .chart(ChartSpec::breakdown("breakdown", {"breakdown_step_s", "step_time_s"}, "compute")
-                 .titled("step-time breakdown")
-                 .y_axis("time per step (ms)")
-                 .part({"optimizer_s"}, "optimizer", 3)
-                 .part({"exposed_comm_s"}, "exposed communication", 1)
-                 .only_with("exposed_comm_s"));
-}
-
 // One line per preset for `mgbench list`.
 std::vector<std::string> preset_notes() {
   std::vector<std::string> notes;
@@ -358,7 +309,9 @@ MGBENCH_REGISTER_WORKLOAD(
         .fits(placement_problem)
         .throughput("tokens_per_s", "tokens/s")
         .cost(mgbench::bench::transformer_step_cost)
-        .present(transformer_presentation())
+        .present(bench::training_presentation(
+            {"tokens", "per-GPU micro-batch (sequences)", "micro-batch",
+             ColumnSpec::metric("model_tflops_per_gpu", "model TFLOP/s/GPU"), false}))
         .estimate_seconds_per_point(15.0)
         .sustained(1.0, 0.02)  // power-bound: see Workload::sustained
         .runner(transformer_runner()));
