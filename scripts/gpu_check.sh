@@ -10,7 +10,8 @@
 # transformer (transformer_step presets, MFU, the 8B layer's GEMMs), collectives (the six
 # collectives' GPU and 4-rank tests, a sweep, the crosscheck against nccl-tests built from a
 # checkout at gpujob/nccl-tests), screen (mgbench screen on this host), resume (--resume from
-# the journal's plan, locally and through mpirun; report --format from the printers).
+# the journal's plan, locally and through mpirun; report --format from the printers), readme
+# (scripts/run.sh --profile quick, then history list from the default store).
 # MGBENCH_CHECK_SKIP_GPU_TESTS=1: collectives and transformer skip the GPU test cases a labels
 # step already ran; MGBENCH_CHECK_MEMCHECK_OWN_ONLY=1: ranks puts only the own all-reduce's
 # two-nodes test under memcheck (not NCCL's too).
