@@ -22,3 +22,13 @@ shared_results() {
   fi
   echo "$dir/results.json"
 }
+# A step whose checks go to a folder of its own: OUT_DIR = OUT/NAME and its summary.txt, where
+# `say` writes a line and `check NAME RC` one PASS or FAIL line.
+own_summary() {  # own_summary NAME
+  OUT_DIR="$OUT/$1"
+  mkdir -p "$OUT_DIR"
+  SUMMARY="$OUT_DIR/summary.txt"
+  : >"$SUMMARY"
+  say() { echo "$*" | tee -a "$SUMMARY"; }
+  check() { if [ "$2" -eq 0 ]; then say "PASS $1"; else say "FAIL $1"; fi; }
+}

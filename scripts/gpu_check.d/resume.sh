@@ -17,16 +17,11 @@
 #                    "html, md, csv, text, prom or gbench".
 # Everything lands in $OUT/resume/; summary.txt has one PASS or FAIL line per check (all PASS = pass).
 set -u
-# As a step of scripts/gpu_check.sh (BIN_DIR OUT_DIR): OUT is OUT_DIR; run from the repository
-# root with the tree built in build/ci.
-[[ $# -ge 2 ]] && OUT="$(realpath -m "$2")"
-OUT_DIR="${OUT:-/tmp/out}/resume"
-mkdir -p "$OUT_DIR"
-BIN=build/ci/bin/mgbench
-SUMMARY="$OUT_DIR/summary.txt"
-: >"$SUMMARY"
-say() { echo "$*" | tee -a "$SUMMARY"; }
-check() { if [ "$2" -eq 0 ]; then say "PASS $1"; else say "FAIL $1"; fi; }
+# A step of scripts/gpu_check.sh (BIN_DIR OUT_DIR), run from the repository root.
+# shellcheck source=scripts/gpu_check.d/common.sh
+source "$(dirname "$0")/common.sh"
+own_summary resume
+BIN="$BIN/mgbench"
 unset OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 nvidia-smi -L >"$OUT_DIR/gpus.txt" 2>&1
 plan=(--workloads allreduce,gemm --param size=1024 --param bytes=1024 --gpus 1 --profile quick

@@ -12,18 +12,11 @@
 # Everything lands in $OUT/screen/: the console outputs, results.json, report.html, the exclude list,
 # and summary.txt whose lines start with PASS or FAIL (all PASS = pass).
 set -u
-# As a step of scripts/gpu_check.sh (BIN_DIR OUT_DIR): OUT is OUT_DIR; run from the repository
-# root with the tree built in build/ci.
-[[ $# -ge 2 ]] && OUT="$(realpath -m "$2")"
-OUT_DIR="${OUT:-/tmp/out}/screen"
-mkdir -p "$OUT_DIR"
-BIN=build/ci/bin/mgbench
-SUMMARY="$OUT_DIR/summary.txt"
-: > "$SUMMARY"
-say() { echo "$*" | tee -a "$SUMMARY"; }
-check() {  # check NAME CONDITION-EXIT-CODE
-  if [ "$2" -eq 0 ]; then say "PASS $1"; else say "FAIL $1"; fi
-}
+# A step of scripts/gpu_check.sh (BIN_DIR OUT_DIR), run from the repository root.
+# shellcheck source=scripts/gpu_check.d/common.sh
+source "$(dirname "$0")/common.sh"
+own_summary screen
+BIN="$BIN/mgbench"
 
 nvidia-smi -L > "$OUT_DIR/gpus.txt" 2>&1
 "$BIN" --version > "$OUT_DIR/version.txt" 2>&1
