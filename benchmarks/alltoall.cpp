@@ -1,8 +1,9 @@
 // All-to-all: every rank sends a distinct chunk to every rank, as mixture-of-experts training
 // exchanges tokens.
 //
-// Measured: one all-to-all per op, on every rank at once: one group of ncclSend / ncclRecv of
-// count elements with every rank (itself included), what NCCL's ncclAlltoAll enqueues.
+// Measured: one all-to-all per op, on every rank at once: ncclAlltoAll of count elements with
+// every rank (itself included) where NCCL has it (2.28 on, as nccl-tests' alltoall_perf calls
+// it), else one group of ncclSend / ncclRecv with every rank.
 // `bytes` is the total as nccl-tests prints it: count = bytes / element / n per peer, count x n
 // sent and received per rank. Point-to-point: NCCL_ALGO does not apply and NCCL_PROTO does not
 // pick its protocol (LL below NCCL_P2P_LL_THRESHOLD, else Simple), so it has no algo / proto

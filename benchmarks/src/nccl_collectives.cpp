@@ -29,9 +29,8 @@ ncclResult_t ring_sendrecv(const CollectiveOp& op, ncclComm_t comm) {
   return res != ncclSuccess ? res : end;
 }
 
-// All-to-all: a send and a receive of `count` elements with every rank (itself included), in one
-// group: what NCCL's ncclAlltoAll enqueues (enqueue.cc) and what frameworks' all_to_all_single
-// issues on NCCL before 2.28.
+// All-to-all as NCCL before 2.28 had it: a send and a receive of `count` elements with every
+// rank (itself included), in one group (what frameworks issued on those versions).
 ncclResult_t grouped_alltoall(const CollectiveOp& op, ncclComm_t comm, std::size_t element) {
   int nranks = 0;
   ncclResult_t res = ncclCommCount(comm, &nranks);
@@ -49,6 +48,25 @@ ncclResult_t grouped_alltoall(const CollectiveOp& op, ncclComm_t comm, std::size
   }
   const ncclResult_t end = ncclGroupEnd();
   return res != ncclSuccess ? res : end;
+}
+
+// Whether the NCCL this binary was built against and the one loaded have ncclAlltoAll (2.28):
+// then all-to-all is that call, as nccl-tests' alltoall_perf issues it (NCCL's own schedule,
+// and on one rank a local copy).
+bool has_alltoall() {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  static const bool loaded = nccl_version_loaded() >= NCCL_VERSION(2, 28, 0);
+  return loaded;
+#else
+  return false;
+#endif
+}
+
+ncclResult_t alltoall(const CollectiveOp& op, ncclComm_t comm, std::size_t element) {
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+  if (has_alltoall()) return ncclAlltoAll(op.send, op.recv, op.count, op.type, comm, op.stream);
+#endif
+  return grouped_alltoall(op, comm, element);
 }
 
 std::size_t element_bytes(ncclDataType_t type) {
@@ -85,7 +103,7 @@ std::function<ncclResult_t(ncclComm_t)> collective_call(const CollectiveOp& op) 
       };
     case Kind::sendrecv: return [op](ncclComm_t c) { return ring_sendrecv(op, c); };
     case Kind::alltoall:
-      return [op](ncclComm_t c) { return grouped_alltoall(op, c, element_bytes(op.type)); };
+      return [op](ncclComm_t c) { return alltoall(op, c, element_bytes(op.type)); };
   }
   return [](ncclComm_t) { return ncclInvalidArgument; };
 }
@@ -97,8 +115,8 @@ const char* collective_call_name(collective::Kind kind) {
     case Kind::reducescatter: return "ncclReduceScatter";
     case Kind::broadcast: return "ncclBroadcast";
     case Kind::reduce: return "ncclReduce";
-    case Kind::sendrecv:
-    case Kind::alltoall: return "ncclSend/ncclRecv";
+    case Kind::sendrecv: return "ncclSend/ncclRecv";
+    case Kind::alltoall: return has_alltoall() ? "ncclAlltoAll" : "ncclSend/ncclRecv";
   }
   return "NCCL";
 }

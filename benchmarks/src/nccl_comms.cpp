@@ -1,5 +1,6 @@
-// NcclComms: non-blocking communicators for one group, the abort watchdog and guarded
-// NCCL calls (see nccl_comms.hpp).
+// NcclComms: the blocking communicators of one group (split from a non-blocking bootstrap so
+// that creating them is bounded), the abort watchdog and guarded NCCL calls (see
+// nccl_comms.hpp).
 #include "mgbench/bench/nccl_comms.hpp"
 
 #include <cuda_runtime_api.h>
@@ -31,11 +32,23 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kWatchdogPeriod = std::chrono::milliseconds(10);
 constexpr auto kAbortLockWait = std::chrono::seconds(2);
 constexpr auto kReadyPoll = std::chrono::microseconds(20);
+constexpr auto kReadySpin = std::chrono::milliseconds(1);  // yield, not sleep, this long
 constexpr double kDestroyTimeoutS = 10.0;
 
 Clock::time_point deadline_after(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(std::max(seconds, 0.0)));
+}
+
+// One wait between two polls of an ncclInProgress call that started at `since`: a yield for
+// the first millisecond (a sleep costs tens of microseconds, more than a small collective),
+// then kReadyPoll.
+void pause_poll(Clock::time_point since) {
+  if (Clock::now() - since < kReadySpin) {
+    std::this_thread::yield();
+  } else {
+    std::this_thread::sleep_for(kReadyPoll);
+  }
 }
 
 // Communicators of every live NcclComms, so that a workload holding only env.comm can
@@ -96,8 +109,8 @@ void abort_created(const std::vector<int>& devices, std::vector<ncclComm_t>& com
   }
 }
 
-// Starts the non-blocking init of this process's ranks (first_rank.. of nranks). One thread
-// initialises every rank: the calls must be grouped.
+// Starts the non-blocking init of this process's bootstrap communicators (ranks first_rank.. of
+// nranks). One thread initialises every rank: the calls must be grouped.
 InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>& comms,
                        const ncclUniqueId& id, int first_rank, int nranks) {
   const int n = static_cast<int>(devices.size());
@@ -129,8 +142,9 @@ InitFailure start_init(const std::vector<int>& devices, std::vector<ncclComm_t>&
   return failure;
 }
 
-// Non-blocking init: polls every communicator until it leaves ncclInProgress. Sets
-// *timed_out (and returns no failure) when `deadline` passes first.
+// Polls every non-blocking communicator until it leaves ncclInProgress (its init, or the
+// splits it parents, finished). Sets *timed_out (and returns no failure) when `deadline`
+// passes first.
 InitFailure wait_init(const std::vector<int>& devices, const std::vector<ncclComm_t>& comms,
                       Clock::time_point deadline, bool* timed_out) {
   for (std::size_t r = 0; r < comms.size(); ++r) {
@@ -155,6 +169,99 @@ InitFailure wait_init(const std::vector<int>& devices, const std::vector<ncclCom
     }
   }
   return {};
+}
+
+// Splits every bootstrap communicator into a blocking one of the same ranks in the same order,
+// in one group. The split runs in the background (its parents are non-blocking): wait_init on
+// `boot` bounds it, and `comms` are set once it has finished.
+InitFailure start_split(const std::vector<ncclComm_t>& boot, std::vector<ncclComm_t>& comms,
+                        int first_rank) {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 1;
+  InitFailure failure;
+  MGBENCH_NCCL_CHECK(ncclGroupStart());
+  for (std::size_t r = 0; r < boot.size() && failure.text.empty(); ++r) {
+    const int rank = first_rank + static_cast<int>(r);
+    const ncclResult_t res = ncclCommSplit(boot[r], 0, rank, &comms[r], &config);
+    if (res != ncclSuccess && res != ncclInProgress) {
+      failure = {fmt::format("ncclCommSplit(rank {}): {}", rank, ncclGetErrorString(res)), res};
+    }
+  }
+  const ncclResult_t end = ncclGroupEnd();
+  if (failure.text.empty() && end != ncclSuccess && end != ncclInProgress) {
+    failure = {fmt::format("ncclGroupEnd after ncclCommSplit: {}", ncclGetErrorString(end)), end};
+  }
+  return failure;
+}
+
+// Finalizes `comms` in one group (one thread drives every device), waits until they are
+// quiescent, then destroys them; aborts them instead when that fails or takes more than
+// kDestroyTimeoutS. Returns whether they finalized cleanly.
+bool release(const std::vector<int>& devices, std::vector<ncclComm_t>& comms) {
+  bool clean = ncclGroupStart() == ncclSuccess;
+  if (clean) {
+    for (std::size_t r = 0; r < comms.size(); ++r) {
+      (void)cudaSetDevice(devices[r]);
+      const ncclResult_t res = ncclCommFinalize(comms[r]);
+      if (res != ncclSuccess && res != ncclInProgress) clean = false;
+    }
+    const ncclResult_t end = ncclGroupEnd();
+    if (end != ncclSuccess && end != ncclInProgress) clean = false;
+  }
+  const auto deadline = deadline_after(kDestroyTimeoutS);
+  for (std::size_t r = 0; r < comms.size() && clean; ++r) {
+    while (true) {
+      ncclResult_t state = ncclSuccess;
+      if (ncclCommGetAsyncError(comms[r], &state) != ncclSuccess) state = ncclInternalError;
+      if (state == ncclSuccess) break;
+      if (state != ncclInProgress || Clock::now() > deadline) {
+        clean = false;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  for (std::size_t r = 0; r < comms.size(); ++r) {
+    (void)cudaSetDevice(devices[r]);
+    if (clean) {
+      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommDestroy(comms[r]));
+    } else {
+      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms[r]));
+    }
+    comms[r] = nullptr;
+  }
+  return clean;
+}
+
+// Creates this process's blocking communicators of a group: a non-blocking bootstrap (its
+// init bounded by `timeout_s` and abortable), split into blocking ones (bounded the same way),
+// then the bootstrap released. Blocking communicators are what nccl-tests and frameworks time:
+// on a non-blocking one every call of two ranks or more returns ncclInProgress after starting
+// a thread, tens of microseconds a call (docs/METHODOLOGY.md). Throws EnvironmentError on a
+// timeout, ApiError when NCCL fails; nothing is left allocated then.
+void create_blocking(const std::vector<int>& devices, std::vector<ncclComm_t>& comms,
+                     const ncclUniqueId& id, int first_rank, int nranks, double timeout_s) {
+  std::vector<ncclComm_t> boot(devices.size(), nullptr);
+  const auto deadline = deadline_after(timeout_s);
+  InitFailure failure = start_init(devices, boot, id, first_rank, nranks);
+  bool timed_out = false;
+  if (failure.text.empty()) failure = wait_init(devices, boot, deadline, &timed_out);
+  if (failure.text.empty() && !timed_out) failure = start_split(boot, comms, first_rank);
+  if (failure.text.empty() && !timed_out) failure = wait_init(devices, boot, deadline, &timed_out);
+  const bool made = failure.text.empty() && !timed_out &&
+                    std::none_of(comms.begin(), comms.end(), [](ncclComm_t c) { return !c; });
+  if (!made) {
+    abort_created(devices, boot);  // also ends a split still in progress
+    abort_created(devices, comms);
+    if (timed_out) {
+      throw EnvironmentError(fmt::format(
+          "NCCL communicator init for devices [{}] did not finish within {:.3g} s",
+          fmt::join(devices, ","), timeout_s));
+    }
+    if (failure.text.empty()) failure = {"ncclCommSplit gave no communicator", ncclInternalError};
+    throw_nccl(failure.code, failure.text, "NcclComms init");
+  }
+  if (!release(devices, boot)) logging::warn("the NCCL bootstrap communicators were aborted");
 }
 
 }  // namespace
@@ -193,21 +300,7 @@ void NcclComms::init(const ncclUniqueId& id, int first_rank, int nranks, double 
   watchdog_->call_timeout_s = timeout_s;
 
   DeviceRestore restore(devices_);
-  InitFailure failure = start_init(devices_, comms_, id, first_rank, nranks);
-  if (failure.text.empty()) {
-    bool timed_out = false;
-    failure = wait_init(devices_, comms_, deadline_after(timeout_s), &timed_out);
-    if (timed_out) {
-      abort_created(devices_, comms_);
-      throw EnvironmentError(fmt::format(
-          "NCCL communicator init for devices [{}] did not finish within {:.3g} s",
-          fmt::join(devices_, ","), timeout_s));
-    }
-  }
-  if (!failure.text.empty()) {
-    abort_created(devices_, comms_);
-    throw_nccl(failure.code, failure.text, "NcclComms init");
-  }
+  create_blocking(devices_, comms_, id, first_rank, nranks, timeout_s);
 
   {
     std::lock_guard<std::mutex> lock(registry_mutex());
@@ -235,39 +328,8 @@ NcclComms::~NcclComms() {
   if (w.aborting.load()) return;  // abort_all freed them
 
   DeviceRestore restore(devices_);
-  // Finalize every communicator in one group (one thread drives all devices), wait until
-  // they are quiescent, then destroy; anything that does not settle is aborted instead.
-  bool clean = ncclGroupStart() == ncclSuccess;
-  if (clean) {
-    for (std::size_t r = 0; r < comms_.size(); ++r) {
-      (void)cudaSetDevice(devices_[r]);
-      const ncclResult_t res = ncclCommFinalize(comms_[r]);
-      if (res != ncclSuccess && res != ncclInProgress) clean = false;
-    }
-    const ncclResult_t end = ncclGroupEnd();
-    if (end != ncclSuccess && end != ncclInProgress) clean = false;
-  }
-  const auto deadline = deadline_after(kDestroyTimeoutS);
-  for (std::size_t r = 0; r < comms_.size() && clean; ++r) {
-    while (true) {
-      ncclResult_t state = ncclSuccess;
-      if (ncclCommGetAsyncError(comms_[r], &state) != ncclSuccess) state = ncclInternalError;
-      if (state == ncclSuccess) break;
-      if (state != ncclInProgress || Clock::now() > deadline) {
-        clean = false;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  if (!clean) logging::warn("NCCL communicators did not finalize cleanly; aborting them");
-  for (std::size_t r = 0; r < comms_.size(); ++r) {
-    (void)cudaSetDevice(devices_[r]);
-    if (clean) {
-      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommDestroy(comms_[r]));
-    } else {
-      MGBENCH_NCCL_CHECK_NOEXCEPT(ncclCommAbort(comms_[r]));
-    }
+  if (!release(devices_, comms_)) {
+    logging::warn("NCCL communicators did not finalize cleanly; they were aborted");
   }
 }
 
@@ -392,6 +454,7 @@ void NcclComms::allreduce(int rank, const void* send, void* recv, std::size_t co
 
 void NcclComms::wait_ready(int rank) const {
   Watchdog& w = *watchdog_;
+  const auto since = Clock::now();
   const auto deadline = deadline_after(w.call_timeout_s);
   while (true) {
     ncclResult_t state = ncclSuccess;
@@ -412,7 +475,7 @@ void NcclComms::wait_ready(int rank) const {
       const_cast<NcclComms*>(this)->abort_all(reason);
       throw EnvironmentError("NCCL communicators aborted: " + reason);
     }
-    std::this_thread::sleep_for(kReadyPoll);
+    pause_poll(since);
   }
 }
 
@@ -435,8 +498,9 @@ void nccl_call(ncclComm_t comm, const std::function<ncclResult_t(ncclComm_t)>& f
   if (state != ncclSuccess && state != ncclInProgress) {
     throw_nccl(state, nccl_error_text(comm, state), what);
   }
+  const auto since = Clock::now();
   while (state == ncclInProgress) {
-    std::this_thread::sleep_for(kReadyPoll);
+    pause_poll(since);
     MGBENCH_NCCL_CHECK(ncclCommGetAsyncError(comm, &state));
     if (state != ncclSuccess && state != ncclInProgress) {
       throw_nccl(state, nccl_error_text(comm, state), "ncclCommGetAsyncError");

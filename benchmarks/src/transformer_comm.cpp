@@ -76,12 +76,29 @@ StepComms::~StepComms() {
 
 void StepComms::split(const RankEnv& env, const StepConfig& cfg) {
   const double timeout_s = watchdog_deadline_s(*env.settings, 1.0);
+  // The group's communicator is blocking, so a split blocks until every rank has joined: the
+  // first rank of its owner arms the owner's watchdog (an abort of the parent also ends its
+  // children's init). The children are blocking too: what NCCL's users time.
+  int local = 0;
+  NcclComms* owner = NcclComms::owner_of(group_comm_, &local);
+  const bool arms = owner != nullptr && local == 0;
+  const NcclComms::Arming previous = arms ? owner->arm(timeout_s) : NcclComms::Arming{};
+  try {
+    split_both(env, cfg, timeout_s);
+  } catch (...) {
+    if (arms) owner->restore(previous);
+    throw;
+  }
+  if (arms) owner->restore(previous);
+}
+
+void StepComms::split_both(const RankEnv& env, const StepConfig& cfg, double timeout_s) {
   for (Split* target : {tp_.get(), dp_.get()}) {
     const bool tp_group = target == tp_.get();
     const int color = tp_group ? env.rank / cfg.tp : env.rank % cfg.tp;
     const int key = tp_group ? env.rank % cfg.tp : env.rank / cfg.tp;
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-    config.blocking = 0;
+    config.blocking = 1;
     nccl_call(
         group_comm_,
         [&](ncclComm_t parent) {

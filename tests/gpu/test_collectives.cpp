@@ -2,7 +2,7 @@
 // send/recv): the registered workloads with one rank, every dtype, odd sizes, in and out of
 // place, each point ok with 0 wrong or waived with its reason; the algo / proto axes (the
 // group's communicators created again where NCCL's variables change, recorded in the point);
-// and the collectives' verification kernels themselves.
+// the collectives' verification kernels themselves; and the group's communicator's mode.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/bench/collective_math.hpp"
+#include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/kernels/collective_check.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/model/workload.hpp"
@@ -162,4 +163,45 @@ TEST_CASE("collective verifier counts elements from the wrong rank, offset or su
   REQUIRE(mgbench::kernels::fill_poison(data, count, DType::int32, nullptr) == cudaSuccess);
   CHECK(count_wrong(data, count, DType::int32, ExpectedPattern::copy_of(1, count, 0, 0)) == count);
   (void)cudaFree(data);
+}
+
+TEST_CASE("the group's NCCL communicator is blocking: grouped send/recv calls return "
+          "ncclSuccess, not ncclInProgress, and move the data",
+          "[collective][nccl][gpu]") {
+  // A non-blocking communicator answers every grouped call with ncclInProgress after starting a
+  // thread (and, with two ranks or more, every collective): a cost that nccl-tests and
+  // frameworks do not pay, which the timed loop would count.
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
+  REQUIRE(std::getenv("NCCL_COMM_BLOCKING") == nullptr);
+  mgbench::bench::NcclComms comms({0}, 60.0);
+  constexpr std::size_t kCount = 1027;
+  float* send = nullptr;
+  float* recv = nullptr;
+  REQUIRE(cudaMalloc(&send, kCount * sizeof(float)) == cudaSuccess);
+  REQUIRE(cudaMalloc(&recv, kCount * sizeof(float)) == cudaSuccess);
+  const std::vector<float> values(kCount, 3.5f);
+  REQUIRE(cudaMemcpy(send, values.data(), kCount * sizeof(float), cudaMemcpyHostToDevice) ==
+          cudaSuccess);
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  using mgbench::bench::collective::Kind;
+  for (const auto kind : {Kind::sendrecv, Kind::alltoall}) {
+    REQUIRE(cudaMemset(recv, 0, kCount * sizeof(float)) == cudaSuccess);
+    const auto call = mgbench::bench::collective_call({kind, send, recv, kCount, ncclFloat32, 0,
+                                                       stream});
+    ncclResult_t returned = ncclInternalError;
+    comms.call(
+        0, [&](ncclComm_t c) { return returned = call(c); },
+        mgbench::bench::collective_call_name(kind));
+    CHECK(returned == ncclSuccess);
+    REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+    std::vector<float> got(kCount, 0.0f);
+    REQUIRE(cudaMemcpy(got.data(), recv, kCount * sizeof(float), cudaMemcpyDeviceToHost) ==
+            cudaSuccess);
+    CHECK(got.front() == 3.5f);
+    CHECK(got.back() == 3.5f);
+  }
+  (void)cudaStreamDestroy(stream);
+  (void)cudaFree(send);
+  (void)cudaFree(recv);
 }

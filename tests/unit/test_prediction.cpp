@@ -1,6 +1,7 @@
 // `mgbench predict` (analysis/prediction.hpp): the timeline of one op, measured points beside
 // the prediction, links calibrated on measured collectives, bands, bad options, and the
 // compute of train_step composed from the GEMM and membw points of a real H200 run.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -22,6 +23,7 @@ std::optional<WorkCost> bench_cost(const PointResult& p) {
   if (p.workload == "membw") return bench::membw_cost(p.params);
   if (p.workload == "h2d") return bench::h2d_cost(p.params);
   if (p.workload == "train_step") return bench::train_step_cost(p.params);
+  if (p.workload == "transformer_step") return bench::transformer_step_cost(p.params);
   return std::nullopt;
 }
 
@@ -246,6 +248,69 @@ TEST_CASE("H200 example: train_step's compute from the run's GEMM and membw poin
   CHECK(row(p, 1).time_s == Approx(c.measured_s));
   CHECK(row(p, 8).efficiency.value() < 1.0);
   CHECK(row(p, 8).exposed_s > 0);
+}
+
+// The references of a compute check that name `gemm` ("bf16 GEMM 4096x4096x128: ...").
+std::string reference_of(const ComputeCheck& c, const std::string& gemm) {
+  for (const auto& r : c.references) {
+    if (r.rfind("bf16 GEMM " + gemm + ":", 0) == 0) return r;
+  }
+  FAIL("no reference for " << gemm);
+  return {};
+}
+
+TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, attention's "
+          "included, and membw points within 10 %") {
+  const RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
+                                     "/tests/data/h200-transformer/results.json");
+  PredictOptions o = options({1, 8});
+  o.workloads = {"transformer_step"};
+  o.intra = link_preset("nvlink4");
+  const Prediction p = predict(run, o, bench_cost);
+  REQUIRE(p.compute_checks.size() == 2);
+  const ComputeCheck& ddp = p.compute_checks[0];
+  const ComputeCheck& fsdp = p.compute_checks[1];
+  CHECK(ddp.params.at("strategy") == "ddp");
+  CHECK(fsdp.params.at("strategy") == "fsdp");
+  CHECK(ddp.error == Approx(0.027).margin(0.002));
+  CHECK(fsdp.error == Approx(-0.048).margin(0.002));
+  CHECK(ddp.gemm_s == Approx(43.53e-3).epsilon(2e-3));
+  // The attention GEMMs at their own measured shapes, far below a large GEMM's rate.
+  CHECK(reference_of(ddp, "4096x4096x128") ==
+        "bf16 GEMM 4096x4096x128: point 24 (4096x4096x128, 262.1 TFLOP/s)");
+  CHECK(reference_of(ddp, "128x4096x4096") ==
+        "bf16 GEMM 128x4096x4096: point 26 (128x4096x4096, 279.9 TFLOP/s)");
+}
+
+TEST_CASE("without attention's shapes the composition misses by more than 10 % and names the "
+          "shapes to measure; a shape at most 2x off is only 'nearest'") {
+  RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
+                               "/tests/data/h200-transformer/results.json");
+  const auto attention = [](const PointResult& q) {
+    const std::string shape = q.params.value("shape", "");
+    return shape == "4096x4096x128" || shape == "128x4096x4096";
+  };
+  const auto before = run.points.size();
+  run.points.erase(std::remove_if(run.points.begin(), run.points.end(), attention),
+                   run.points.end());
+  REQUIRE(run.points.size() == before - 4);  // cuBLAS and the own GEMM, two shapes each
+  PredictOptions o = options({1});
+  o.workloads = {"transformer_step"};
+  o.intra = link_preset("nvlink4");
+  const Prediction p = predict(run, o, bench_cost);
+  REQUIRE(p.compute_checks.size() == 2);
+  const ComputeCheck& ddp = p.compute_checks[0];
+  CHECK(ddp.error < -0.10);
+  CHECK(ddp.error > -0.15);
+  CHECK(reference_of(ddp, "4096x4096x128") ==
+        "bf16 GEMM 4096x4096x128: point 4 (8192x4096x4096, 684.0 TFLOP/s) (nearest shape; K "
+        "32x off: measure --param shape=4096x4096x128)");
+  CHECK(reference_of(ddp, "128x4096x4096") ==
+        "bf16 GEMM 128x4096x4096: point 4 (8192x4096x4096, 684.0 TFLOP/s) (nearest shape; M "
+        "64x off: measure --param shape=128x4096x4096)");
+  // 14336 against 28672: exactly 2x, still near.
+  CHECK(reference_of(ddp, "14336x4096x8192") ==
+        "bf16 GEMM 14336x4096x8192: point 20 (28672x4096x8192, 685.7 TFLOP/s) (nearest shape)");
 }
 
 TEST_CASE("predict allows NVLS only as the run was measured, unless --nvls says otherwise") {

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "mgbench/core/error.hpp"
 #include "prediction_detail.hpp"
@@ -168,6 +171,30 @@ std::optional<GemmRef> nearest_gemm(const References& refs, const ComputeWork& g
   return best;
 }
 
+namespace {
+
+// How the measured shape `ref` stands for `gemm`, after its rate: "" when it is the same, else
+// " (nearest shape)", and when a dimension differs by more than kFarShape which one, by how
+// much, and the sweep that measures the shape itself (a small dimension, such as attention's
+// head size, runs well below a large GEMM's rate).
+constexpr double kFarShape = 2.0;
+std::string shape_match(const GemmRef& ref, const ComputeWork& gemm) {
+  if (ref.m == gemm.m && ref.n == gemm.n && ref.k == gemm.k) return "";
+  const auto off = [](std::int64_t a, std::int64_t b) {
+    return static_cast<double>(std::max(a, b)) / static_cast<double>(std::min(a, b));
+  };
+  const std::pair<const char*, double> dims[] = {
+      {"M", off(ref.m, gemm.m)}, {"N", off(ref.n, gemm.n)}, {"K", off(ref.k, gemm.k)}};
+  const auto* worst = std::max_element(
+      std::begin(dims), std::end(dims),
+      [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (worst->second <= kFarShape) return " (nearest shape)";
+  return fmt::format(" (nearest shape; {} {:.3g}x off: measure --param shape={}x{}x{})",
+                     worst->first, worst->second, gemm.m, gemm.n, gemm.k);
+}
+
+}  // namespace
+
 std::optional<Composition> compose(const WorkCost& cost, const References& refs,
                                    std::string& missing) {
   Composition out;
@@ -185,10 +212,9 @@ std::optional<Composition> compose(const WorkCost& cost, const References& refs,
       }
       seconds = flops(item) / ref->flops_per_s;
       out.gemm_s += seconds * item.repeat;
-      const bool exact = ref->m == item.m && ref->n == item.n && ref->k == item.k;
-      note(fmt::format("{} GEMM {}x{}x{}: point {} ({}x{}x{}{}, {:.1f} TFLOP/s)", item.dtype,
+      note(fmt::format("{} GEMM {}x{}x{}: point {} ({}x{}x{}, {:.1f} TFLOP/s){}", item.dtype,
                        item.m, item.n, item.k, ref->point_index, ref->m, ref->n, ref->k,
-                       exact ? "" : ", nearest shape", ref->flops_per_s / 1e12));
+                       ref->flops_per_s / 1e12, shape_match(*ref, item)));
     } else {
       const bool memory = item.kind == ComputeKind::memory;
       const auto& rate = memory ? refs.memory_Bps : refs.host_copy_Bps;

@@ -1,15 +1,19 @@
 #pragma once
-// One NCCL communicator per rank of a group, all in this process (one GPU per rank),
-// created once per group with a non-blocking config so they can be aborted. A watchdog
+// One NCCL communicator per rank of a group, all in this process (one GPU per rank), created
+// once per group: blocking, as nccl-tests and frameworks create theirs (on a non-blocking one
+// NCCL runs every call of two ranks or more through a thread of its own and returns
+// ncclInProgress: tens of microseconds a call that would be timed too), split from a
+// non-blocking bootstrap communicator so that creating them is bounded and abortable. A watchdog
 // thread polls ncclCommGetAsyncError; past the armed deadline, or on an asynchronous error,
 // it aborts every communicator so a hung collective returns instead of hanging the worker.
 //
 // Thread safety: NCCL forbids using a communicator while another thread aborts it (the
 // abort frees it). Rank threads therefore issue NCCL calls through call() / nccl_call()
 // (the collectives as collective_call() builds them, the only place that names them),
-// which hold the rank's lock for the duration of the (non-blocking, short) call and refuse
-// once an abort has started; the watchdog takes the same lock before ncclCommAbort (it
-// waits at most 2 s for it, then aborts anyway rather than hang). Waiting on the GPU
+// which hold the rank's lock for the duration of the call (an enqueue: short, except where NCCL
+// connects lazily to its peers) and refuse once an abort has started; the watchdog takes the
+// same lock before ncclCommAbort (it waits at most 2 s for it, then aborts anyway, which is
+// how NCCL ends a call blocked on a peer, rather than hang). Waiting on the GPU
 // (cudaStreamSynchronize, events) needs no lock: an abort makes NCCL's kernels return.
 //
 // NVLink SHARP (NCCL_NVLS_ENABLE) is NCCL's default unless the user sets the variable or
@@ -51,9 +55,11 @@ const char* collective_call_name(collective::Kind kind);
 
 class NcclComms {
  public:
-  // Creates the communicators (one thread, ncclCommInitRankConfig with blocking = 0 for
-  // every device inside one ncclGroupStart/End); waits for init to finish or `timeout_s` to
-  // pass (then aborts what was created and throws EnvironmentError).
+  // Creates the communicators (one thread: ncclCommInitRankConfig with blocking = 0 for every
+  // device inside one ncclGroupStart/End, then ncclCommSplit of each into a blocking one, then
+  // the bootstrap ones finalized); waits for both steps to finish or `timeout_s` to pass (then
+  // aborts what was created and throws EnvironmentError). NCCL_COMM_BLOCKING, when the user
+  // sets it, overrides both configs (NCCL's rule); call() handles either mode.
   NcclComms(const std::vector<int>& devices, double timeout_s);
   // One communicator of a group spread over processes (one per GPU): rank `rank` of `nranks`
   // on `device`, joined through `unique_id` (new_unique_id() of rank 0, sent to every rank).
@@ -92,8 +98,10 @@ class NcclComms {
   std::string abort_reason() const;
 
   // Issues one NCCL call on rank `rank`'s communicator under the rank's lock (see above),
-  // then waits until it is no longer ncclInProgress. Throws EnvironmentError when the
-  // communicators were aborted, ApiError when the call or the communicator fails.
+  // then waits until it is no longer ncclInProgress (only where NCCL_COMM_BLOCKING=0 made the
+  // communicator non-blocking: yielding for a millisecond, then sleeping between polls).
+  // Throws EnvironmentError when the communicators were aborted, ApiError when the call or the
+  // communicator fails.
   void call(int rank, const std::function<ncclResult_t(ncclComm_t)>& fn, const char* what);
   // The sum all-reduce of `count` elements on rank `rank`'s communicator, enqueued on `stream`
   // through call(): in place when send == recv. Throws as call() does.

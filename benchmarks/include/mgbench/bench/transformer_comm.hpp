@@ -3,7 +3,7 @@
 // hands to NCCL counted per kind (the verification compares them with comm_volume()).
 //
 // Communicators: ddp and fsdp use the group's communicator for data parallelism, tp uses it for
-// tensor parallelism. tp_dp splits it (ncclCommSplit, non-blocking, once per point) into the
+// tensor parallelism. tp_dp splits it (ncclCommSplit, blocking, once per point) into the
 // tensor-parallel groups (consecutive ranks: rank / tp) and the data-parallel groups (ranks of
 // the same tensor-parallel rank: rank % tp). Every call on the group's communicator goes through
 // its locked call path (nccl_call, nccl_allreduce); calls on a split communicator hold this
@@ -54,7 +54,8 @@ class StepComms {
   struct Split;  // a split communicator, its lock and its abort state
   void issue(Split* split, ncclComm_t group_comm,
              const std::function<ncclResult_t(ncclComm_t)>& fn, const char* what);
-  void split(const RankEnv& env, const StepConfig& cfg);
+  void split(const RankEnv& env, const StepConfig& cfg);  // under the group's watchdog
+  void split_both(const RankEnv& env, const StepConfig& cfg, double timeout_s);
   void monitor();
 
   ncclComm_t group_comm_ = nullptr;
