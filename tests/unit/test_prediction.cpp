@@ -283,7 +283,7 @@ TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, 
 }
 
 TEST_CASE("without attention's shapes the composition misses by more than 10 % and names the "
-          "shapes to measure; a shape at most 2x off is only 'nearest'") {
+          "shapes to measure, a shape at most 2x off is only 'nearest'") {
   RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
                                "/tests/data/h200-transformer/results.json");
   const auto attention = [](const PointResult& q) {
@@ -311,6 +311,31 @@ TEST_CASE("without attention's shapes the composition misses by more than 10 % a
   // 14336 against 28672: exactly 2x, still near.
   CHECK(reference_of(ddp, "14336x4096x8192") ==
         "bf16 GEMM 14336x4096x8192: point 20 (28672x4096x8192, 685.7 TFLOP/s) (nearest shape)");
+}
+
+TEST_CASE("a step whose run has no GEMM, memory or host-copy point is split by the GPU's "
+          "datasheet peaks, so its communication still hides, an unknown GPU's hides none") {
+  RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
+                               "/tests/data/scenarios/hgx-nvlink.json");  // train_step, allreduce
+  PredictOptions o = options({1, 2});
+  const Prediction p = predict(run, o, bench_cost);
+  const PredictedRow& two = row(p, 2);
+  // The same split the H200 example's measured GEMM, membw and h2d points give (79.5 %, 837 us
+  // hidden at 2 GPUs), not one block that every collective waits for (62.6 %, none hidden).
+  CHECK(two.efficiency.value() == Approx(0.771).margin(0.005));
+  CHECK(two.hidden_s == Approx(761.5e-6).epsilon(0.01));
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0].find("no ok 1-GPU host-copy point; its measured time is split among its "
+                        "parts by the H200 SXM 141GB datasheet's peaks") != std::string::npos);
+  // Band: as composed, wider than a measured T(1) with its parts measured.
+  CHECK(row(p, 1).time.high / row(p, 1).time_s - 1 == Approx(0.10).margin(0.001));
+
+  run.environment["gpus"][0]["name"] = "NVIDIA Unknown GPU";
+  const Prediction unknown = predict(run, o, bench_cost);
+  CHECK(row(unknown, 2).hidden_s == 0.0);
+  CHECK(row(unknown, 2).efficiency.value() < 0.65);
+  REQUIRE(unknown.notes.size() == 1);
+  CHECK(unknown.notes[0].find("its communication is counted as not hidden") != std::string::npos);
 }
 
 TEST_CASE("predict allows NVLS only as the run was measured, unless --nvls says otherwise") {

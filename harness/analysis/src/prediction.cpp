@@ -273,6 +273,33 @@ bool is_reference(const WorkCost& cost) {
   return cost.collectives.empty() && cost.compute.size() == 1;
 }
 
+// A measured T(1) whose run cannot compose it (`missing` says what it lacks): split among the
+// cost's items by the GPU's datasheet rates, so that the collectives still start when their
+// data is ready (wider band); without the GPU's model, one block that every collective waits
+// for (none hidden). Either way a note says so.
+void split_by_datasheet(SeriesContext& ctx, const std::string& missing, Prediction& out) {
+  const WorkCost& cost = *ctx.cost;
+  const PointResult& first = ctx.run->points[ctx.group->points.front()];
+  std::string model, unused;
+  const auto refs = datasheet_references(*ctx.run, cost, model);
+  const auto comp = refs ? compose(cost, *refs, unused) : std::nullopt;
+  if (comp && comp->total_s > 0) {
+    ctx.item_s = comp->item_s;
+    for (double& v : ctx.item_s) v *= *ctx.t1 / comp->total_s;
+    ctx.compute_band = kBandComposedCompute;
+  } else {
+    ctx.item_s.assign(cost.compute.size(), 0.0);
+    ctx.item_s[0] = *ctx.t1;
+  }
+  if (cost.collectives.empty()) return;
+  out.notes.push_back(
+      comp ? fmt::format("{} {}: {}; its measured time is split among its parts by the {} "
+                         "datasheet's peaks (GEMM, HBM, PCIe) to place its communication",
+                         first.workload, describe_params(first.params), missing, model)
+           : fmt::format("{} {}: {}; its communication is counted as not hidden",
+                         first.workload, describe_params(first.params), missing));
+}
+
 // The compute timeline of a series at 1 GPU (ctx.item_s, ctx.t1, ctx.compute_band) and its
 // compute check; false (with a note) when the series cannot be predicted.
 bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) {
@@ -295,12 +322,7 @@ bool place_compute(SeriesContext& ctx, const References& refs, Prediction& out) 
           comp->gemm_s, comp->memory_s, comp->host_copy_s, comp->references});
     }
   } else if (ctx.t1) {
-    ctx.item_s.assign(cost.compute.size(), 0.0);
-    ctx.item_s[0] = *ctx.t1;  // every collective waits for the whole compute: none hidden
-    if (!cost.collectives.empty()) {
-      out.notes.push_back(fmt::format("{} {}: {}; its communication is counted as not hidden",
-                                      first.workload, describe_params(first.params), missing));
-    }
+    split_by_datasheet(ctx, missing, out);
   } else if (comp) {
     ctx.item_s = comp->item_s;
     ctx.t1 = comp->total_s;

@@ -52,6 +52,14 @@ std::optional<double> overhead_for(const References& refs, const std::string& ti
 // The GEMM reference of `dtype` nearest to the shape (log distance); nullopt without one.
 std::optional<GemmRef> nearest_gemm(const References& refs, const ComputeWork& gemm);
 
+// Rates from the datasheet of the run's GPU (the first GPU of the environment, by name and
+// memory): each GEMM item at the dense peak of its dtype, memory items at the HBM bandwidth,
+// host copies at the PCIe link NVML reports. For splitting a measured T(1) among the items of
+// an op whose run has no GEMM, memory or host-copy points: only their ratios matter then.
+// nullopt when the model or a rate the cost needs is unknown; `model` names the GPU model.
+std::optional<References> datasheet_references(const RunResult& run, const WorkCost& cost,
+                                                std::string& model);
+
 struct Composition {
   std::vector<double> item_s;  // per compute item of the cost, repeats included
   double gemm_s = 0, memory_s = 0, host_copy_s = 0;

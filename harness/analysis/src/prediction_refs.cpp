@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/model/gpu_models.hpp"
+#include "mgbench/model/point_quality.hpp"
 #include "prediction_detail.hpp"
 
 namespace mgbench::prediction {
@@ -151,6 +153,35 @@ References gather_references(const RunResult& run,
     refs.memory_point = memory[memory.size() % 2 == 1 ? mid : mid - 1].second;
   }
   add_calibrations(refs, run, costs);
+  return refs;
+}
+
+std::optional<References> datasheet_references(const RunResult& run, const WorkCost& cost,
+                                                std::string& model) {
+  const Json gpus = run.environment.value("gpus", Json::array());
+  if (!gpus.is_array() || gpus.empty() || !gpus[0].is_object()) return std::nullopt;
+  const Json& gpu = gpus[0];
+  const Json memory = gpu.value("memory_bytes", Json());
+  const GpuModel* row =
+      match_gpu_model(gpu.value("name", std::string()),
+                      memory.is_number_unsigned() ? memory.get<std::uint64_t>() : 0);
+  if (row == nullptr) return std::nullopt;
+  model = row->id;
+  References refs;
+  for (const auto& item : cost.compute) {
+    if (item.kind != ComputeKind::gemm) continue;
+    const double peak = model_tflops(*row, item.dtype);
+    if (!(peak > 0)) return std::nullopt;
+    refs.gemms.push_back(GemmRef{item.dtype, item.m, item.n, item.k, peak * 1e12, 0});
+  }
+  if (row->memory_GBps > 0) refs.memory_Bps = row->memory_GBps * 1e9;
+  const Json pcie = gpu.value("pcie", Json::object());
+  const auto lanes = [&](const char* key) {
+    const Json v = pcie.is_object() ? pcie.value(key, Json()) : Json();
+    return v.is_number_unsigned() ? v.get<unsigned>() : 0u;
+  };
+  const double host = pcie_link_GBps(lanes("gen_max"), lanes("width_max"));
+  if (host > 0) refs.host_copy_Bps = host * 1e9;
   return refs;
 }
 
