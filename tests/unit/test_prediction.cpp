@@ -250,6 +250,8 @@ TEST_CASE("H200 example: train_step's compute from the run's GEMM and membw poin
   CHECK(row(p, 8).exposed_s > 0);
 }
 
+namespace {
+
 // The references of a compute check that name `gemm` ("bf16 GEMM 4096x4096x128: ...").
 std::string reference_of(const ComputeCheck& c, const std::string& gemm) {
   for (const auto& r : c.references) {
@@ -259,15 +261,26 @@ std::string reference_of(const ComputeCheck& c, const std::string& gemm) {
   return {};
 }
 
-TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, attention's "
-          "included, and membw points within 10 %") {
-  const RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
-                                     "/tests/data/h200-transformer/results.json");
+RunResult h200_transformer() {
+  return load_results(std::string(MGBENCH_SOURCE_DIR) +
+                      "/tests/data/h200-transformer/results.json");
+}
+
+// The transformer step's prediction on NVLink4 with its two compute checks (ddp, fsdp).
+Prediction predict_transformer(const RunResult& run) {
   PredictOptions o = options({1, 8});
   o.workloads = {"transformer_step"};
   o.intra = link_preset("nvlink4");
-  const Prediction p = predict(run, o, bench_cost);
+  Prediction p = predict(run, o, bench_cost);
   REQUIRE(p.compute_checks.size() == 2);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, attention's "
+          "included, and membw points within 10 %") {
+  const Prediction p = predict_transformer(h200_transformer());
   const ComputeCheck& ddp = p.compute_checks[0];
   const ComputeCheck& fsdp = p.compute_checks[1];
   CHECK(ddp.params.at("strategy") == "ddp");
@@ -284,8 +297,7 @@ TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, 
 
 TEST_CASE("without attention's shapes the composition misses by more than 10 % and names the "
           "shapes to measure, a shape at most 2x off is only 'nearest'") {
-  RunResult run = load_results(std::string(MGBENCH_SOURCE_DIR) +
-                               "/tests/data/h200-transformer/results.json");
+  RunResult run = h200_transformer();
   const auto attention = [](const PointResult& q) {
     const std::string shape = q.params.value("shape", "");
     return shape == "4096x4096x128" || shape == "128x4096x4096";
@@ -294,11 +306,7 @@ TEST_CASE("without attention's shapes the composition misses by more than 10 % a
   run.points.erase(std::remove_if(run.points.begin(), run.points.end(), attention),
                    run.points.end());
   REQUIRE(run.points.size() == before - 4);  // cuBLAS and the own GEMM, two shapes each
-  PredictOptions o = options({1});
-  o.workloads = {"transformer_step"};
-  o.intra = link_preset("nvlink4");
-  const Prediction p = predict(run, o, bench_cost);
-  REQUIRE(p.compute_checks.size() == 2);
+  const Prediction p = predict_transformer(run);
   const ComputeCheck& ddp = p.compute_checks[0];
   CHECK(ddp.error < -0.10);
   CHECK(ddp.error > -0.15);
