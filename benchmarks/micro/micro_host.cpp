@@ -16,7 +16,7 @@
 #include "mgbench/model/results.hpp"
 #include "mgbench/model/stats.hpp"
 #include "mgbench/platform/nvml.hpp"
-#include "mgbench/run/worker_protocol.hpp"
+#include "mgbench/run/journal.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/model/results.hpp"
-#include "mgbench/run/worker_protocol.hpp"
+#include "mgbench/run/journal.hpp"
 #include "support.hpp"
 #include "sweep_support.hpp"
 

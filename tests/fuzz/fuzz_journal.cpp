@@ -3,7 +3,7 @@
 // header's plan is read as --resume reads it: taken, or refused with a one-line UsageError.
 #include "fuzz_support.hpp"
 #include "mgbench/run/sweep.hpp"
-#include "mgbench/run/worker_protocol.hpp"
+#include "mgbench/run/journal.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string path = mgbench::fuzz::write_input("journal", data, size);

@@ -10,6 +10,7 @@
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/model/limits.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/run/journal.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 #include "support.hpp"
 

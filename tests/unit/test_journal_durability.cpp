@@ -6,7 +6,8 @@
 
 #include "catch_compat.hpp"
 #include "mgbench/core/error.hpp"
-#include "mgbench/run/worker_protocol.hpp"
+#include "mgbench/run/directory_lock.hpp"
+#include "mgbench/run/journal.hpp"
 #include "support.hpp"
 
 namespace {

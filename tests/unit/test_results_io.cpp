@@ -7,6 +7,7 @@
 #include "catch_compat.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/run/journal.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 #include "support.hpp"
 

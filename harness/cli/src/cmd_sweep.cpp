@@ -16,6 +16,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
+#include "mgbench/run/journal.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/sweep.hpp"
 #include "mgbench/version.hpp"

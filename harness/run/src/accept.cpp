@@ -18,6 +18,7 @@
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/platform/command_capture.hpp"
+#include "mgbench/run/directory_lock.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/soak.hpp"
 #include "mgbench/run/sweep.hpp"

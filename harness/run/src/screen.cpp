@@ -17,6 +17,7 @@
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/run/launch_probe.hpp"
+#include "mgbench/run/directory_lock.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/store/history.hpp"
 #include "screen_detail.hpp"

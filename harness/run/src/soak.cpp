@@ -12,6 +12,7 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/platform/subprocess.hpp"
+#include "mgbench/run/directory_lock.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 #include "soak_monitor.hpp"

@@ -23,6 +23,8 @@
 #include "mgbench/model/redact.hpp"
 #include "mgbench/model/workload.hpp"
 #include "mgbench/run/launch_probe.hpp"
+#include "mgbench/run/directory_lock.hpp"
+#include "mgbench/run/journal.hpp"
 #include "mgbench/run/orchestrator.hpp"
 #include "mgbench/version.hpp"
 

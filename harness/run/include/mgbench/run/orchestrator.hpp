@@ -12,6 +12,7 @@
 #include "mgbench/run/plan.hpp"
 #include "mgbench/run/rank_placement.hpp"
 #include "mgbench/model/results.hpp"
+#include "mgbench/run/journal.hpp"
 #include "mgbench/run/worker_protocol.hpp"
 
 namespace mgbench {
