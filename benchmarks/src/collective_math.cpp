@@ -274,7 +274,7 @@ Json plateau_summary(const std::string& workload, const std::vector<SummaryKey>&
       if (!omit) row[key.param] = *it;
     }
     // Figures timed or cached differently are never pooled.
-    const std::string method = p.timing.empty() ? "" : p.timing + ", " + p.cache;
+    const std::string method = describe(p.measured);
     Acc& acc = groups[Key{p.gpus, values, method}];
     acc.busbw.push_back(p.metrics["busbw_GBps"].get<double>());
     acc.sizes.insert(bytes);

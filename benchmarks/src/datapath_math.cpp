@@ -113,10 +113,6 @@ Json nullable(double v) { return v > 0 ? Json(v) : Json(nullptr); }
 
 }  // namespace
 
-std::string measured_as(const PointResult& p) {
-  return p.timing.empty() ? "" : p.timing + ", " + p.cache;
-}
-
 Json h2d_summary(const std::vector<PointResult>& points) {
   std::vector<H2dRow> rows;
   for (const auto& p : points) {
@@ -125,7 +121,7 @@ Json h2d_summary(const std::vector<PointResult>& points) {
     if (!q.contains("direction") || !q.contains("memory") || !q.contains("bytes")) continue;
     rows.push_back({p.gpus, p.devices, q["direction"].get<std::string>(),
                     q["memory"].get<std::string>(), q.value("numa", std::string("local")),
-                    measured_as(p), q["bytes"].get<std::int64_t>(),
+                    describe(p.measured), q["bytes"].get<std::int64_t>(),
                     p.metrics["GBps_per_gpu"].get<double>(), p.metrics.value("link_GBps", 0.0)});
   }
   // Median over matching rows of `gpus` GPUs (alone: 1) and placement `numa`.
@@ -259,7 +255,7 @@ Json p2p_summary(const std::vector<PointResult>& points) {
     const Json& d = p.extra["ranks"][0].value("details", Json::object());
     if (!d.contains("bw_matrix_GBps") || !p.params.contains("engine")) continue;
     const Key key{p.params["engine"].get<std::string>(), p.params.value("direction", "uni"),
-                  p.params.value("bytes", std::int64_t{0}), measured_as(p)};
+                  p.params.value("bytes", std::int64_t{0}), describe(p.measured)};
     auto& slot = largest[key];
     if (slot == nullptr || p.gpus > slot->gpus) slot = &p;
   }

@@ -512,7 +512,7 @@ class GroupRun {
     result.status = combined.status;
     result.message = combined.message;
     result.ops_per_sample = p.reps;
-    result.warmup_s = p.warmup_s;
+    result.measured.warmup_s = p.warmup_s;
     result.samples = p.record.headline;
     result.stats = compute_statistics(p.record.headline);
     record_method_and_noise(p.result, p.env, ctx_.spec.settings.stopping.max_noise);

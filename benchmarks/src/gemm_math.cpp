@@ -214,7 +214,7 @@ Json own_vs_cublas_summary(const std::vector<PointResult>& points) {
         !p.metrics.contains("tflops_per_gpu") || !p.params.contains("impl")) {
       continue;
     }
-    const std::string measured = p.timing.empty() ? "" : p.timing + ", " + p.cache;
+    const std::string measured = describe(p.measured);
     const GemmDims d = gemm_dims(p.params);
     const Key key{p.gpus, d.m, d.n, d.k, p.params.value("dtype", std::string()), measured};
     pairs[key][p.params["impl"].get<std::string>()] = &p;

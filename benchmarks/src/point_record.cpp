@@ -28,8 +28,8 @@ void record_hosts(PointResult& result, const std::vector<Json>& details) {
 }
 
 void record_method_and_noise(PointResult& result, const RankEnv& env, double max_noise) {
-  result.timing = to_string(env.timing);
-  result.cache = to_string(env.cache);
+  result.measured.timing = env.timing;
+  result.measured.cache = env.cache;
   if (result.samples.empty()) return;
   const NoiseAssessment noise = assess_noise(result.stats, max_noise, result.telemetry);
   result.noisy = noise.noisy;
@@ -39,7 +39,7 @@ void record_method_and_noise(PointResult& result, const RankEnv& env, double max
 void add_method_metrics(PointResult& result, double second_s,
                         const std::vector<LimitCheck>& limits,
                         const std::vector<int>& devices) {
-  const TimingMethod method = timing_from_string(result.timing);
+  const TimingMethod method = result.measured.timing.value_or(TimingMethod::device);
   if (second_s > 0) {
     result.metrics[std::string(to_string(method)) + "_time_us"] = result.stats.median * 1e6;
     result.metrics[std::string(to_string(other_method(method))) + "_time_us"] = second_s * 1e6;

@@ -30,7 +30,8 @@ void require_verified(const std::vector<mgbench::PointResult>& results,
     CAPTURE(r.params.dump(), mgbench::to_string(r.status), r.message, r.verification.dump());
     REQUIRE(r.status == mgbench::Status::ok);
     CHECK(r.params == points[i]);
-    CHECK(r.timing == points[i].at("timing").get<std::string>());
+    CHECK(r.measured.timing ==
+          mgbench::timing_from_string(points[i].at("timing").get<std::string>()));
     CHECK(r.verification.value("ok", false));
     CHECK(r.verification.value("wrong", std::uint64_t{1}) == 0);
     const std::uint64_t elements = points[i].at("bytes").get<std::uint64_t>() / 4;

@@ -237,12 +237,12 @@ void require_measured_as_asked(const std::vector<mgbench::PointResult>& results,
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     CAPTURE(r.params.dump(), r.verification.dump(), r.flags.dump());
-    CHECK(r.timing == points[i]["timing"].get<std::string>());
-    CHECK(r.cache == points[i]["cache"].get<std::string>());
+    CHECK(r.measured.timing == mgbench::timing_from_string(points[i]["timing"].get<std::string>()));
+    CHECK(r.measured.cache == mgbench::cache_from_string(points[i]["cache"].get<std::string>()));
     const Json& d = r.extra.at("ranks").at(0).at("details");
     const Json& rotation = d.at("rotation");
     const auto sets = rotation.at("sets").get<std::uint64_t>();
-    if (r.cache == "cold") {
+    if (r.measured.cache == mgbench::CacheMode::cold) {
       CHECK(sets > 1);
       CHECK(rotation.at("exceeds_2x_l2").get<bool>());
       CHECK(r.verification.value("checked", std::uint64_t{0}) >=
@@ -292,8 +292,8 @@ TEST_CASE("h2d and p2p points without timing and cache record their defaults (de
                               {"bytes", std::int64_t{1} << 20}}});
   for (const auto* results : {&h2d, &p2p}) {
     require_ok(*results, 1);
-    CHECK((*results)[0].timing == "device");
-    CHECK((*results)[0].cache == "cold");
+    CHECK((*results)[0].measured.timing == mgbench::TimingMethod::device);
+    CHECK((*results)[0].measured.cache == mgbench::CacheMode::cold);
     CHECK((*results)[0].extra["ranks"][0]["details"]["rotation"]["sets"].get<int>() > 1);
   }
 }

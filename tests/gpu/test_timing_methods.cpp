@@ -59,8 +59,8 @@ TEST_CASE("host- and graph-timed all-reduce give exact sums, and each point reco
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) {
     require_exact(r);
-    CHECK(r.timing == r.params["timing"].get<std::string>());
-    CHECK(r.cache == "hot");
+    CHECK(r.measured.timing == mgbench::timing_from_string(r.params["timing"].get<std::string>()));
+    CHECK(r.measured.cache == mgbench::CacheMode::hot);
     CHECK(rotation_of(r)["sets"] == 1);
     CHECK(r.metrics["algbw_GBps"].get<double>() > 0);
     CHECK_FALSE(r.metrics.contains("busbw_GBps"));  // one GPU: undefined
@@ -80,7 +80,7 @@ TEST_CASE("a cold all-reduce rotates through more than twice L2 and verifies eve
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) {
     require_exact(r);
-    CHECK(r.cache == "cold");
+    CHECK(r.measured.cache == mgbench::CacheMode::cold);
     const Json& rot = rotation_of(r);
     INFO(rot.dump());
     CHECK(rot["sets"].get<std::uint64_t>() > 1);
@@ -154,8 +154,8 @@ TEST_CASE("GEMM inputs smaller than L2 rotate when cold and the result still ver
     INFO(r.params.dump() << ": " << r.message);
     REQUIRE(r.status == mgbench::Status::ok);
     const auto sets = rotation_of(r)["sets"].get<std::uint64_t>();
-    CHECK(r.cache == r.params["cache"].get<std::string>());
-    if (r.cache == "cold") {
+    CHECK(r.measured.cache == mgbench::cache_from_string(r.params["cache"].get<std::string>()));
+    if (r.measured.cache == mgbench::CacheMode::cold) {
       CHECK(sets > 1);
     } else {
       CHECK(sets == 1);

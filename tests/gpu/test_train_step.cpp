@@ -121,8 +121,8 @@ TEST_CASE("train_step is timed host-side on a hot cache and records it", "[gpu][
   const auto results = run_train({train_point("bf16")});
   REQUIRE(results.size() == 1);
   require_verified(results[0]);
-  CHECK(results[0].timing == "host");
-  CHECK(results[0].cache == "hot");
+  CHECK(results[0].measured.timing == mgbench::TimingMethod::host);
+  CHECK(results[0].measured.cache == mgbench::CacheMode::hot);
   CHECK(results[0].metrics["step_time_s"].get<double>() > 0);
 }
 

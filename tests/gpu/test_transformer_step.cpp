@@ -101,8 +101,8 @@ TEST_CASE("transformer_step reports the breakdown, FSDP's parts and its memory",
   REQUIRE(results.size() == 1);
   const auto& r = results[0];
   require_verified(r);
-  CHECK(r.timing == "host");
-  CHECK(r.cache == "hot");
+  CHECK(r.measured.timing == mgbench::TimingMethod::host);
+  CHECK(r.measured.cache == mgbench::CacheMode::hot);
   for (const char* k : {"breakdown_step_s", "compute_only_s", "optimizer_s"}) {
     CAPTURE(k);
     CHECK(r.metrics[k].get<double>() > 0);

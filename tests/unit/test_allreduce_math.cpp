@@ -270,11 +270,9 @@ TEST_CASE("all-reduce points multiply by the chosen timing methods and cache mod
 
 TEST_CASE("plateau rows never pool points timed or cached differently", "[allreduce]") {
   auto host = point(2, "nccl", "fp32", false, 256 * kMiB, 300.0);
-  host.timing = "host";
-  host.cache = "cold";
+  host.measured = {mgbench::TimingMethod::host, mgbench::CacheMode::cold};
   auto device = point(2, "nccl", "fp32", false, 256 * kMiB, 400.0);
-  device.timing = "device";
-  device.cache = "cold";
+  device.measured = {mgbench::TimingMethod::device, mgbench::CacheMode::cold};
   const Json rows = ar::plateau_summary({host, device});
   REQUIRE(rows.size() == 2);
   std::set<std::string> measured;

@@ -293,8 +293,7 @@ mgbench::PointResult gemm_point(const std::string& impl, const std::string& dtyp
   p.gpus = 1;
   p.params = {{"impl", impl}, {"dtype", dtype}, {"m", m}, {"n", 8192}, {"k", 8192}};
   p.metrics = {{"tflops_per_gpu", tflops}};
-  p.timing = timing;
-  p.cache = "cold";
+  p.measured = {mgbench::timing_from_string(timing), mgbench::CacheMode::cold};
   if (impl == "mgbench") p.extra = {{"implementation", {{"name", "simt_fp32"}, {"version", 2}}}};
   return p;
 }

@@ -199,8 +199,7 @@ PointResult h2d_point(int gpus, double per_gpu, const std::string& timing,
   for (int d = 0; d < gpus; ++d) p.devices.push_back(d);
   p.params = Json{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
                   {"bytes", 1 << 20}, {"timing", timing}, {"cache", cache}};
-  p.timing = timing;
-  p.cache = cache;
+  p.measured = {mgbench::timing_from_string(timing), mgbench::cache_from_string(cache)};
   p.metrics = Json{{"GBps_per_gpu", per_gpu}, {"link_GBps", 63.0}};
   return p;
 }
@@ -226,8 +225,7 @@ TEST_CASE("the p2p pair matrix is kept per timing and cache", "[limits][datapath
     p.gpus = 2;
     p.devices = {0, 1};
     p.params = Json{{"engine", "ce"}, {"direction", "uni"}, {"bytes", 64}, {"cache", cache}};
-    p.timing = "device";
-    p.cache = cache;
+    p.measured = {mgbench::TimingMethod::device, mgbench::cache_from_string(cache)};
     const Json bw = Json::array({Json::array({nullptr, gbps}), Json::array({gbps, nullptr})});
     p.extra["ranks"] = Json::array({Json{{"details", Json{{"bw_matrix_GBps", bw}}}}});
     return p;

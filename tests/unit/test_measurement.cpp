@@ -119,14 +119,13 @@ TEST_CASE("timing, cache, flags and spread round-trip through results.json", "[m
   PointResult p;
   p.workload = "allreduce";
   p.devices = {0};
-  p.timing = "graph";
-  p.cache = "cold";
+  p.measured = {mgbench::TimingMethod::graph, mgbench::CacheMode::cold};
   p.flags = Json::array({Json{{"kind", "impossible"}, {"metric", "algbw_GBps"}, {"reason", "x"}}});
   p.spread = Json{{"rel_stdev", 0.03}, {"median_ci_half_width", 0.001}, {"oscillating", true}};
   Json j = p;
   const PointResult back = j.get<PointResult>();
-  CHECK(back.timing == "graph");
-  CHECK(back.cache == "cold");
+  CHECK(back.measured.timing == mgbench::TimingMethod::graph);
+  CHECK(back.measured.cache == mgbench::CacheMode::cold);
   CHECK(back.flags == p.flags);
   CHECK(back.spread == p.spread);
   j["timing"] = "stopwatch";
@@ -134,7 +133,8 @@ TEST_CASE("timing, cache, flags and spread round-trip through results.json", "[m
   Json old = p;
   old.erase("timing");
   old.erase("cache");
-  CHECK(old.get<PointResult>().timing.empty());
+  CHECK_FALSE(old.get<PointResult>().measured.timing.has_value());
+  CHECK_FALSE(old.get<PointResult>().measured.cache.has_value());
 }
 
 TEST_CASE("a steady power-capped GEMM oscillates 3 % per sample but is not noisy",
@@ -247,8 +247,7 @@ PointResult allreduce_point(const std::string& timing, const std::string& cache,
   p.params = Json{{"bytes", 8}, {"timing", timing}, {"cache", cache}};
   p.gpus = 1;
   p.devices = {0};
-  p.timing = timing;
-  p.cache = cache;
+  p.measured = {mgbench::timing_from_string(timing), mgbench::cache_from_string(cache)};
   p.samples = oscillating(median, 0.001, 30, 9);
   p.stats = mgbench::compute_statistics(p.samples);
   return p;
@@ -261,8 +260,9 @@ PointResult train_point(const std::string& recorded_timing, int batch) {
   p.params = Json{{"batch", batch}, {"dtype", "bf16"}};
   p.gpus = 1;
   p.devices = {0};
-  p.timing = recorded_timing;
-  p.cache = recorded_timing.empty() ? "" : "hot";
+  if (!recorded_timing.empty()) {
+    p.measured = {mgbench::timing_from_string(recorded_timing), mgbench::CacheMode::hot};
+  }
   for (int i = 0; i < 20; ++i) p.samples.push_back(0.1 * (1.0 + 0.0005 * (i % 3)));
   p.stats = mgbench::compute_statistics(p.samples);
   return p;
@@ -307,8 +307,7 @@ TEST_CASE("compare treats points of older files as device-timed on a hot cache",
   PointResult old = allreduce_point("device", "hot", 2e-6);
   old.params.erase("timing");
   old.params.erase("cache");
-  old.timing.clear();
-  old.cache.clear();
+  old.measured = {};
   const auto cmp = mgbench::compare_runs(run_of({old}), run_of({allreduce_point("device", "hot", 2e-6)}));
   CHECK(cmp.points.size() == 1);
   CHECK(cmp.not_compared.empty());

@@ -37,7 +37,7 @@ PointResult point(const std::string& workload, Params params, int gpus, double m
   p.gpus = gpus;
   p.placement.nodes = nodes;
   p.placement.gpus_per_node = gpus / nodes;
-  p.timing = "host";
+  p.measured.timing = TimingMethod::host;
   p.stats.median = median;
   return p;
 }

@@ -25,7 +25,7 @@ mgbench::PointResult sample_point(std::size_t index) {
   p.ranks = {{0, 0, 1.0e-3, 1.0e-3}, {1, 1, 1.05e-3, 1.04e-3}};
   p.metrics = {{"tflops_per_gpu", 123.5}};
   p.noisy = true;
-  p.warmup_s = 1.02;
+  p.measured.warmup_s = 1.02;
   return p;
 }
 
@@ -52,11 +52,11 @@ TEST_CASE("a run survives a JSON round trip unchanged") {
   CHECK(back.points[1].status == mgbench::Status::oom);
   CHECK(back.points[0].ranks[1].median_s == Approx(1.05e-3));
   CHECK(back.points[0].noisy);
-  CHECK(back.points[0].warmup_s == Approx(1.02));
+  CHECK(back.points[0].measured.warmup_s == Approx(1.02));
   // A point written before warm-ups were recorded reads as 0 (not recorded).
   mgbench::Json old = j;
   old["points"][0].erase("warmup_s");
-  CHECK(old.get<mgbench::RunResult>().points[0].warmup_s == 0);
+  CHECK(old.get<mgbench::RunResult>().points[0].measured.warmup_s == 0);
 }
 
 TEST_CASE("a point's placement survives a round trip, and files without one read as threads") {

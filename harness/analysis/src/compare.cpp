@@ -98,9 +98,10 @@ MatchResult match_points(const std::vector<PointResult>& base,
 
 // The point's timing method or cache mode: recorded, else its parameter, else what mgbench
 // did before it recorded them (gated device timing on hot buffers).
-std::string method_field(const PointResult& p, const std::string& recorded, const char* param,
-                         const char* before) {
-  if (!recorded.empty()) return recorded;
+template <typename Method>
+std::string method_field(const PointResult& p, const std::optional<Method>& recorded,
+                         const char* param, const char* before) {
+  if (recorded) return to_string(*recorded);
   if (p.params.is_object() && p.params.contains(param) && p.params[param].is_string()) {
     return p.params[param].get<std::string>();
   }
@@ -113,9 +114,10 @@ std::string method_difference(const PointResult& b, const PointResult& n) {
   const auto differ = [&](const char* what, const std::string& x, const std::string& y) {
     if (x != y) out += (out.empty() ? "" : ", ") + std::string(what) + " " + x + " (base) vs " + y + " (new)";
   };
-  differ("timing", method_field(b, b.timing, "timing", "device"),
-         method_field(n, n.timing, "timing", "device"));
-  differ("cache", method_field(b, b.cache, "cache", "hot"), method_field(n, n.cache, "cache", "hot"));
+  differ("timing", method_field(b, b.measured.timing, "timing", "device"),
+         method_field(n, n.measured.timing, "timing", "device"));
+  differ("cache", method_field(b, b.measured.cache, "cache", "hot"),
+         method_field(n, n.measured.cache, "cache", "hot"));
   return out;
 }
 

@@ -351,7 +351,7 @@ void add_series(Prediction& out, const RunResult& run, const Group& group, const
   ctx.group = &group;
   ctx.cost = &cost;
   ctx.compute_band = kBandMeasuredCompute;
-  ctx.overhead_s = overhead_for(refs, first.timing).value_or(kDefaultOverheadS);
+  ctx.overhead_s = overhead_for(refs, first.measured.timing).value_or(kDefaultOverheadS);
   ctx.topology = Topology{1, o.gpus_per_node, out.intra.link, out.inter.link, out.nvls};
   ctx.topology.hierarchical = !out.inter.calibrated;
   ctx.metric = lookup(first.workload);
@@ -447,7 +447,7 @@ Prediction predict(const RunResult& run, const PredictOptions& options, const Co
   out.nvls = options.nvls.value_or(run_allows_nvls(run));
   out.intra = resolve_intra(run, options, refs);
   out.inter = resolve_inter(options, refs, out.intra.link);
-  const auto overhead = overhead_for(refs, "host");
+  const auto overhead = overhead_for(refs, TimingMethod::host);
   out.call_overhead_s = overhead.value_or(kDefaultOverheadS);
   out.call_overhead_origin = overhead ? "the fastest 1-GPU collective point of the run"
                                       : "NCCL's base latency (no 1-GPU collective point)";

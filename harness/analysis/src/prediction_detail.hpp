@@ -39,7 +39,8 @@ struct References {
   std::optional<double> memory_Bps;     // the median of the ok 1-GPU memory points
   std::optional<double> host_copy_Bps;  // the fastest ok 1-GPU host copy (pinned memory)
   std::size_t memory_point = 0, host_copy_point = 0;
-  std::map<std::string, double> overhead_s;  // timing method -> fastest 1-GPU collective
+  // timing method (unset: not recorded) -> the fastest 1-GPU collective
+  std::map<std::optional<TimingMethod>, double> overhead_s;
   std::vector<Calibration> calibrations;
 };
 References gather_references(const RunResult& run,
@@ -47,7 +48,8 @@ References gather_references(const RunResult& run,
 
 // The per-call overhead of a collective timed with `timing` (else host-timed, else the least
 // of any); nullopt when the run has no 1-GPU collective point.
-std::optional<double> overhead_for(const References& refs, const std::string& timing);
+std::optional<double> overhead_for(const References& refs,
+                                   std::optional<TimingMethod> timing);
 
 // The GEMM reference of `dtype` nearest to the shape (log distance); nullopt without one.
 std::optional<GemmRef> nearest_gemm(const References& refs, const ComputeWork& gemm);

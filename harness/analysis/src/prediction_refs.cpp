@@ -56,7 +56,7 @@ void add_calibrations(References& refs, const RunResult& run,
   struct Seen {
     Calibration cal;
     double smallest_bytes = std::numeric_limits<double>::max(), smallest_t = 0;
-    std::string timing;
+    std::optional<TimingMethod> timing;
   };
   std::vector<Seen> seen;
   for (std::size_t i = 0; i < run.points.size(); ++i) {
@@ -80,7 +80,7 @@ void add_calibrations(References& refs, const RunResult& run,
     if (c.bytes < it->smallest_bytes) {
       it->smallest_bytes = c.bytes;
       it->smallest_t = p.stats.median;
-      it->timing = p.timing;
+      it->timing = p.measured.timing;
     }
   }
   for (auto& s : seen) {
@@ -96,8 +96,9 @@ void add_calibrations(References& refs, const RunResult& run,
 
 bool usable(double seconds) { return seconds > 0 && std::isfinite(seconds); }
 
-std::optional<double> overhead_for(const References& refs, const std::string& timing) {
-  for (const auto& key : {timing, std::string("host")}) {
+std::optional<double> overhead_for(const References& refs,
+                                   std::optional<TimingMethod> timing) {
+  for (const auto& key : {timing, std::optional<TimingMethod>(TimingMethod::host)}) {
     const auto it = refs.overhead_s.find(key);
     if (it != refs.overhead_s.end()) return it->second;
   }
@@ -139,7 +140,7 @@ References gather_references(const RunResult& run,
     } else if (only_one(cost, ComputeKind::host_copy)) {
       keep_fastest(refs.host_copy_Bps, refs.host_copy_point, cost.compute[0].bytes / t, p.index);
     } else if (only_collective(cost)) {
-      auto [it, fresh] = refs.overhead_s.emplace(p.timing, t);
+      auto [it, fresh] = refs.overhead_s.emplace(p.measured.timing, t);
       if (!fresh) it->second = std::min(it->second, t);
     }
   }

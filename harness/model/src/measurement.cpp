@@ -31,6 +31,13 @@ CacheMode cache_from_string(const std::string& text) {
   throw UsageError("unknown cache mode '" + text + "': expected hot or cold");
 }
 
+std::string describe(const Measurement& m) {
+  if (!m.timing) return "";
+  std::string text = to_string(*m.timing);
+  if (m.cache) text += std::string(", ") + to_string(*m.cache);
+  return text;
+}
+
 TimingMethod timing_of(const Params& params, TimingMethod fallback) {
   if (!params.is_object() || !params.contains("timing")) return fallback;
   return timing_from_string(param_str(params, "timing"));

@@ -165,12 +165,26 @@ void to_json(Json& j, const PointResult& p) {
            {"wall_s", p.wall_s},
            {"started_at", p.started_at}};
   write_placement(j, p.placement);
-  if (!p.timing.empty()) j["timing"] = p.timing;
-  if (!p.cache.empty()) j["cache"] = p.cache;
-  if (p.warmup_s > 0) j["warmup_s"] = p.warmup_s;
+  const Measurement& m = p.measured;
+  if (m.timing) j["timing"] = to_string(*m.timing);
+  if (m.cache) j["cache"] = to_string(*m.cache);
+  if (m.warmup_s > 0) j["warmup_s"] = m.warmup_s;
   if (p.flags.is_array() && !p.flags.empty()) j["flags"] = p.flags;
   if (!p.spread.is_null()) j["spread"] = p.spread;
 }
+
+namespace {
+
+// A point's timing, cache and warm-up as its writer recorded them (unset when absent).
+Measurement read_measurement(const Json& j) {
+  Measurement m;
+  if (j.contains("timing")) m.timing = timing_from_string(j.at("timing").get<std::string>());
+  if (j.contains("cache")) m.cache = cache_from_string(j.at("cache").get<std::string>());
+  m.warmup_s = j.contains("warmup_s") ? number_or_nan(j.at("warmup_s")) : 0.0;
+  return m;
+}
+
+}  // namespace
 
 void from_json(const Json& j, PointResult& p) {
   try {
@@ -211,9 +225,7 @@ void from_json(const Json& j, PointResult& p) {
     p.wall_s = j.contains("wall_s") ? number_or_nan(j.at("wall_s")) : 0.0;
     p.started_at = j.value("started_at", "");
     p.placement = read_placement(j, p.gpus);
-    p.timing = j.contains("timing") ? to_string(timing_from_string(j.at("timing").get<std::string>())) : "";
-    p.cache = j.contains("cache") ? to_string(cache_from_string(j.at("cache").get<std::string>())) : "";
-    p.warmup_s = j.contains("warmup_s") ? number_or_nan(j.at("warmup_s")) : 0.0;
+    p.measured = read_measurement(j);
     p.flags = j.value("flags", Json::array());
     if (!p.flags.is_array()) throw UsageError("point flags is not an array");
     p.spread = j.contains("spread") ? j.at("spread") : Json();

@@ -57,9 +57,6 @@ inline constexpr double kSharedRatioMin = 0.8;     // per GPU with all GPUs vs a
 inline constexpr double kNumaRatioMin = 0.85;      // remote vs local
 // "none", or the bottlenecks found, separated by "; " (link, contention, NUMA).
 std::string h2d_verdict(const H2dFacts& facts);
-// How a point was measured, "timing, cache" ("" for a point that did not record it): summary
-// rows relate and group only points measured the same way.
-std::string measured_as(const PointResult& p);
 // Run-level summary: one row per ok point with the ratios and the verdict (alone and local
 // references come from points measured the same way):
 //   [{"gpus", "devices", "direction", "memory", "numa", "measured", "bytes", "GBps_per_gpu",

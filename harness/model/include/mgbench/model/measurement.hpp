@@ -17,17 +17,10 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/measured.hpp"
 #include "mgbench/model/workload.hpp"
 
 namespace mgbench {
-
-enum class TimingMethod { device, host, graph };
-const char* to_string(TimingMethod method);
-TimingMethod timing_from_string(const std::string& text);  // throws UsageError
-
-enum class CacheMode { hot, cold };
-const char* to_string(CacheMode mode);
-CacheMode cache_from_string(const std::string& text);  // throws UsageError
 
 // The point's choice: its "timing" / "cache" parameter when present, else `fallback`.
 TimingMethod timing_of(const Params& params, TimingMethod fallback);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgbench/core/params.hpp"
+#include "mgbench/model/measured.hpp"
 #include "mgbench/model/peak_share.hpp"
 #include "mgbench/model/placement.hpp"
 #include "mgbench/model/presentation.hpp"
@@ -41,9 +42,7 @@ struct PointResult {
   std::string message;
   // The median is uncertain: its bootstrap CI half-width exceeds max_noise (point_quality.hpp).
   bool noisy = false;
-  std::string timing;          // "device" | "host" | "graph" ("" in files written before it)
-  std::string cache;           // "hot" | "cold" ("" in files written before it)
-  double warmup_s = 0;         // seconds of warm-up before the samples (0: not recorded)
+  Measurement measured;        // timing method, cache mode, warm-up
   // Values the hardware cannot produce: [{"kind":"impossible","metric":...,"reason":...}].
   Json flags = Json::array();
   // Sample spread as a property of the point: {"rel_stdev", "median_ci_half_width",
