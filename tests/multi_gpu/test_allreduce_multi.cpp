@@ -168,7 +168,8 @@ TEST_CASE("NCCL watchdog aborts a collective that a rank never joins", "[allredu
   CHECK(waited < 30.0);
   CHECK(waited >= 1.9);
   CHECK(comms.aborted());
-  CHECK(comms.abort_reason().find("did not complete within its 2 s deadline") != std::string::npos);
+  CHECK(comms.abort_reason().find("did not complete within its 2 s deadline") !=
+        std::string::npos);
   // Calls after the abort are refused instead of touching freed communicators.
   CHECK_THROWS_AS(all_reduce(comms, *buffers[1], 1, count), mgbench::EnvironmentError);
 }
