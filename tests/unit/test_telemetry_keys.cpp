@@ -5,17 +5,14 @@
 // any other product source file (harness, benchmarks, kernels, reports), comments included.
 // Words that other JSON uses too ("device", "gpus", "mean", "duration_s") are named in the
 // header as well but are not checked here.
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "support.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kHeader = "harness/model/include/mgbench/model/telemetry_keys.hpp";
 
@@ -28,40 +25,21 @@ constexpr const char* kKeys[] = {
     "nvlink_tx_bytes", "nvlink_rx_bytes", "ecc_uncorrected_delta", "interval_s",
     "t0_unix_s",       "t_s",             "per_gpu"};
 
-bool is_source(const fs::path& path) {
-  const std::string ext = path.extension().string();
-  return ext == ".cpp" || ext == ".hpp" || ext == ".cu" || ext == ".cuh" || ext == ".h";
-}
-
-std::string text_of(const fs::path& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// Product source files (relative to the source tree) whose text contains `needle`.
-std::vector<std::string> files_naming(const std::string& needle) {
-  std::vector<std::string> found;
-  for (const char* root : {"harness", "benchmarks", "kernels", "reports"}) {
-    const fs::path dir = fs::path(MGBENCH_SOURCE_DIR) / root;
-    if (!fs::exists(dir)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
-      if (text_of(entry.path()).find(needle) == std::string::npos) continue;
-      found.push_back(fs::relative(entry.path(), MGBENCH_SOURCE_DIR).generic_string());
-    }
-  }
-  return found;
-}
-
 }  // namespace
 
 TEST_CASE("every telemetry key is spelled in telemetry_keys.hpp and nowhere else",
           "[lint][telemetry]") {
+  std::vector<std::pair<std::string, std::string>> texts;  // path, text
+  for (const std::string& file :
+       mgbench::test::source_files({"harness", "benchmarks", "kernels", "reports"})) {
+    texts.emplace_back(file, mgbench::test::read_text(MGBENCH_SOURCE_DIR "/" + file));
+  }
   std::string elsewhere;
   for (const char* key : kKeys) {
     const std::string needle = std::string("\"") + key + "\"";
     bool in_header = false;
-    for (const std::string& file : files_naming(needle)) {
+    for (const auto& [file, text] : texts) {
+      if (text.find(needle) == std::string::npos) continue;
       if (file == kHeader) {
         in_header = true;
       } else {
