@@ -22,6 +22,24 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+std::vector<std::string> source_files(const std::vector<std::string>& roots) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const auto& root : roots) {
+    const fs::path dir = fs::path(MGBENCH_SOURCE_DIR) / root;
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+      const std::string ext = entry.path().extension().string();
+      if (!entry.is_regular_file() ||
+          (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh" && ext != ".h")) {
+        continue;
+      }
+      out.push_back(fs::relative(entry.path(), MGBENCH_SOURCE_DIR).generic_string());
+    }
+  }
+  return out;
+}
+
 double gpu_time_scale() {
   const char* text = std::getenv("MGBENCH_GPU_TEST_TIME_SCALE");
   if (text == nullptr || *text == '\0') return 1.0;

@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the tests.
 #include <string>
+#include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MGBENCH_TEST_ASAN 1
@@ -41,6 +42,9 @@ double children_cpu_s();
 // A fresh empty directory under the system temp dir.
 std::string temp_dir(const std::string& tag);
 std::string read_text(const std::string& path);
+// The C++ and CUDA source files (.cpp, .hpp, .cu, .cuh, .h) under `roots` (folders of the source
+// tree), each as its path relative to the source tree.
+std::vector<std::string> source_files(const std::vector<std::string>& roots);
 
 // The factor by which the GPU tests stretch their time-outs (the group and start-gate time-outs,
 // hence the NCCL watchdog's deadline, and device-side spin deadlines): the environment variable

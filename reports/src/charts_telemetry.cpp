@@ -8,10 +8,13 @@
 
 #include "chart_common.hpp"
 #include "mgbench/core/text.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/reports/format.hpp"
 
 namespace mgbench::reports::detail {
 namespace {
+
+namespace tk = telemetry_keys;
 
 constexpr std::size_t kMaxTimelinePoints = 1500;
 
@@ -45,11 +48,12 @@ std::vector<svg::Band> throttle_bands(const std::vector<double>& t,
 // host may have the same name), and the charts' id prefix.
 std::pair<std::string, std::string> gpu_label(const Json& g, std::size_t index) {
   const std::string device =
-      g.contains("device") ? format_json_value(g["device"]) : std::to_string(index);
-  const int node = g.contains("node") && g["node"].is_number_integer() ? g["node"].get<int>() : 0;
+      g.contains(tk::kDevice) ? format_json_value(g[tk::kDevice]) : std::to_string(index);
+  const int node =
+      g.contains(tk::kNode) && g[tk::kNode].is_number_integer() ? g[tk::kNode].get<int>() : 0;
   std::string title = "GPU " + device;
-  if (g.contains("host") && g["host"].is_string()) {
-    title += " on " + one_line(g["host"].get<std::string>());
+  if (g.contains(tk::kHost) && g[tk::kHost].is_string()) {
+    title += " on " + one_line(g[tk::kHost].get<std::string>());
   }
   if (node > 0) title += fmt::format(" (node {})", node);
   return {title, (node > 0 ? fmt::format("node{}-", node) : std::string()) + "gpu-" + device};
@@ -59,25 +63,21 @@ std::pair<std::string, std::string> gpu_label(const Json& g, std::size_t index) 
 
 void telemetry_charts(const RunResult& run, ChartList& charts) {
   const Json& ts = run.telemetry_series;
-  if (!ts.is_object() || !ts.contains("per_gpu") || !ts["per_gpu"].is_array()) return;
-  const std::vector<double> t = numbers_of(ts.value("t_s", Json::array()));
+  if (!ts.is_object() || !ts.contains(tk::kPerGpu) || !ts[tk::kPerGpu].is_array()) return;
+  const std::vector<double> t = numbers_of(ts.value(tk::kTimes, Json::array()));
   if (t.size() < 2) return;
   struct Metric {
-    const char* key;
-    const char* name;
-    const char* axis;
+    tk::Gauge gauge;
     bool zero_based;
   };
-  const Metric metrics[] = {{"power_w", "power", "power (W)", true},
-                            {"temp_c", "temperature", "temperature (°C)", false},
-                            {"sm_clock_mhz", "SM clock", "SM clock (MHz)", false}};
+  const Metric metrics[] = {{tk::kPower, true}, {tk::kTemp, false}, {tk::kSmClock, false}};
   // Shared y ranges across GPUs so their charts compare at a glance.
   std::map<std::string, std::pair<double, double>> range;
-  for (const auto& g : ts["per_gpu"]) {
+  for (const auto& g : ts[tk::kPerGpu]) {
     for (const auto& m : metrics) {
-      for (double v : numbers_of(g.value(m.key, Json::array()))) {
+      for (double v : numbers_of(g.value(m.gauge.key, Json::array()))) {
         if (!std::isfinite(v)) continue;
-        auto& r = range.try_emplace(m.key, v, v).first->second;
+        auto& r = range.try_emplace(m.gauge.key, v, v).first->second;
         r.first = std::min(r.first, v);
         r.second = std::max(r.second, v);
       }
@@ -85,25 +85,25 @@ void telemetry_charts(const RunResult& run, ChartList& charts) {
   }
   const std::size_t stride = (t.size() + kMaxTimelinePoints - 1) / kMaxTimelinePoints;
   std::size_t gi = 0;
-  for (const auto& g : ts["per_gpu"]) {
+  for (const auto& g : ts[tk::kPerGpu]) {
     if (!g.is_object()) continue;
     const auto [title, id] = gpu_label(g, gi);
     const std::vector<svg::Band> bands =
-        throttle_bands(t, numbers_of(g.value("throttled", Json::array())));
+        throttle_bands(t, numbers_of(g.value(tk::kThrottled, Json::array())));
     for (const auto& m : metrics) {
-      const std::vector<double> v = numbers_of(g.value(m.key, Json::array()));
+      const std::vector<double> v = numbers_of(g.value(m.gauge.key, Json::array()));
       if (v.empty()) continue;
       svg::LineChart c;
-      c.title = title + ": " + m.name;
+      c.title = title + ": " + m.gauge.name;
       c.width = 480;
       c.height = 300;
       // The run-level series joins the measured points back to back ("points" lists them).
-      c.x = make_axis(ts.contains("points") ? "time in measured points (s)" : "time (s)",
+      c.x = make_axis(ts.contains(tk::kPoints) ? "time in measured points (s)" : "time (s)",
                       svg::Scale::linear, svg::TickFormat::number);
-      c.y = make_axis(m.axis, svg::Scale::linear, svg::TickFormat::number);
+      c.y = make_axis(m.gauge.axis, svg::Scale::linear, svg::TickFormat::number);
       c.y.zero_based = m.zero_based;
-      if (range.count(m.key)) {
-        const auto [lo, hi] = range[m.key];
+      if (range.count(m.gauge.key)) {
+        const auto [lo, hi] = range[m.gauge.key];
         const double pad = std::max(1.0, (hi - lo) * 0.05);
         if (!m.zero_based) c.y.min = std::floor(lo - pad);
         c.y.max = hi + pad;
@@ -119,8 +119,8 @@ void telemetry_charts(const RunResult& run, ChartList& charts) {
       }
       c.series.push_back(std::move(s));
       c.bands = bands;
-      c.band_label = "throttled";
-      charts.add("telemetry", "timeline", c, id + "-" + m.key);
+      c.band_label = tk::kThrottled;
+      charts.add("telemetry", "timeline", c, id + "-" + m.gauge.key);
     }
     ++gi;
   }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "chart_common.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 
 namespace mgbench::reports::detail {
 namespace {
@@ -68,7 +69,7 @@ void timeseries_charts(const RunResult& run, const std::string& workload, const 
   c.y.zero_based = false;
   c.series = std::move(series);
   c.bands = span_bands(section);
-  c.band_label = "throttled";
+  c.band_label = telemetry_keys::kThrottled;
   charts.add(workload, spec.id, c, spec.metric);
 }
 

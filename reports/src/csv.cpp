@@ -5,11 +5,14 @@
 #include <set>
 #include <sstream>
 
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/sections.hpp"
 
 namespace mgbench::reports {
 namespace {
+
+namespace tk = telemetry_keys;
 
 std::string cell(const Json& v) {
   if (v.is_null()) return "";
@@ -54,8 +57,8 @@ void write_csv(const RunResult& run, std::ostream& out) {
     header.push_back(h);
   }
   for (const auto& k : verify_keys) header.push_back("verification." + k);
-  for (const char* h : {"avg_power_w", "max_temp_c", "sm_clock_mhz", "throttle_fraction",
-                        "energy_j", "wall_s", "started_at"}) {
+  for (const char* h : {tk::kAvgPowerW, "max_temp_c", tk::kSmClock.key, tk::kThrottleFraction,
+                        tk::kEnergyJ, "wall_s", "started_at"}) {
     header.push_back(h);
   }
   for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);

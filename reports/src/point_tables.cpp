@@ -8,6 +8,7 @@
 
 #include "mgbench/core/json_order.hpp"
 #include "mgbench/model/point_quality.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/reports/format.hpp"
 #include "mgbench/reports/peaks.hpp"
 #include "mgbench/reports/sections.hpp"
@@ -102,7 +103,7 @@ void add_columns(Table& t, const TableContext& ctx) {
       case ColumnKind::telemetry:
         if (!ctx.telemetry) break;
         t.column("W/GPU", Align::right).column("max °C", Align::right);
-        t.column("SM MHz", Align::right).column("throttled", Align::right);
+        t.column("SM MHz", Align::right).column(telemetry_keys::kThrottled, Align::right);
         break;
       default: t.column(default_header(ctx, c), Align::right); break;
     }

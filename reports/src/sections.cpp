@@ -217,18 +217,18 @@ TelemetrySummary telemetry_summary(const PointResult& point) {
   int power_n = 0, energy_n = 0;
   std::vector<double> clocks;
   for (const GpuTelemetry& g : gpu_telemetry(point)) {
-    if (g.sm_clock_mhz) {
-      if (!s.slowest_sm_clock_mhz || *g.sm_clock_mhz < *s.slowest_sm_clock_mhz) {
-        s.slowest_sm_clock_mhz = g.sm_clock_mhz;
+    if (const auto clock = g.sm_clock_mhz.median) {
+      if (!s.slowest_sm_clock_mhz || *clock < *s.slowest_sm_clock_mhz) {
+        s.slowest_sm_clock_mhz = clock;
         s.slowest_sm_device = g.device >= 0 ? std::optional<double>(g.device) : std::nullopt;
       }
-      clocks.push_back(*g.sm_clock_mhz);
+      clocks.push_back(*clock);
     }
-    if (g.power_w) {
-      power_sum += *g.power_w;
+    if (g.avg_power_w) {
+      power_sum += *g.avg_power_w;
       ++power_n;
     }
-    if (g.max_temp_c) s.max_temp_c = std::max(s.max_temp_c.value_or(*g.max_temp_c), *g.max_temp_c);
+    if (const auto t = g.temp_c.max) s.max_temp_c = std::max(s.max_temp_c.value_or(*t), *t);
     if (g.throttle_fraction) {
       s.throttle_fraction =
           std::max(s.throttle_fraction.value_or(*g.throttle_fraction), *g.throttle_fraction);

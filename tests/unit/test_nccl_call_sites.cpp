@@ -3,46 +3,29 @@
 // communicator that the watchdog is aborting (and freeing) at that moment. The source tree
 // therefore names each call in exactly one place, collective_call() in
 // benchmarks/src/nccl_collectives.cpp, whose calls NcclComms::call() and nccl_call() issue.
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "support.hpp"
 
 namespace {
-
-namespace fs = std::filesystem;
-
-bool is_source(const fs::path& path) {
-  const std::string ext = path.extension().string();
-  return ext == ".cpp" || ext == ".hpp" || ext == ".cu" || ext == ".cuh" || ext == ".h";
-}
 
 // Files under `roots` (relative to the source tree) that contain `needle`, with their count.
 std::vector<std::string> files_naming(const std::string& needle,
                                       const std::vector<std::string>& roots, int* total) {
   std::vector<std::string> found;
   *total = 0;
-  for (const auto& root : roots) {
-    const fs::path dir = fs::path(MGBENCH_SOURCE_DIR) / root;
-    if (!fs::exists(dir)) continue;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
-      std::ifstream in(entry.path());
-      const std::string text((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-      int here = 0;
-      for (auto pos = text.find(needle); pos != std::string::npos;
-           pos = text.find(needle, pos + 1)) {
-        ++here;
-      }
-      if (here == 0) continue;
-      *total += here;
-      found.push_back(fs::relative(entry.path(), MGBENCH_SOURCE_DIR).string());
+  for (const std::string& file : mgbench::test::source_files(roots)) {
+    const std::string text = mgbench::test::read_text(MGBENCH_SOURCE_DIR "/" + file);
+    int here = 0;
+    for (auto pos = text.find(needle); pos != std::string::npos; pos = text.find(needle, pos + 1)) {
+      ++here;
     }
+    if (here == 0) continue;
+    *total += here;
+    found.push_back(file);
   }
   return found;
 }

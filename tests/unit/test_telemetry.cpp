@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
+#include "mgbench/model/point_view.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
 using namespace mgbench;
@@ -149,6 +150,61 @@ TEST_CASE("GPU summary has the gauge statistics and the counter deltas") {
   REQUIRE(g["nvlink_rx_bytes"] == 2 << 20);
   REQUIRE(g["ecc_uncorrected_delta"] == 0);
   REQUIRE(g["throttle_fraction"].get<double>() == Approx(0.25));
+}
+
+// The model's reader finds every figure where the sampler wrote it.
+TEST_CASE("the model reads back what the GPU summary wrote") {
+  GpuTrace t = trace_with(4, 1);  // 600..603 W, the first sample power-capped
+  t.samples[3].temp_c = 64;
+  t.samples[0].sm_clock_mhz = 1500;
+  t.begin.energy_j = 100;
+  t.end.energy_j = 400;
+  t.begin.power_violation_s = 1;
+  t.end.power_violation_s = 1.5;
+  t.begin.thermal_violation_s = 2;
+  t.end.thermal_violation_s = 2;
+  Json summary = Json{{"gpus", Json::array({summarize_gpu(t, 2.0)})}};
+  summary["gpus"][0]["node"] = 1;
+  summary["gpus"][0]["host"] = "n1";
+  const std::vector<GpuTelemetry> gpus = gpu_telemetry(summary);
+  REQUIRE(gpus.size() == 1);
+  const GpuTelemetry& g = gpus[0];
+  CHECK(g.device == 3);
+  CHECK(g.node == 1);
+  CHECK(g.host == "n1");
+  CHECK(g.power_w.min == Approx(600));
+  CHECK(g.power_w.mean == Approx(601.5));
+  CHECK(g.power_w.max == Approx(603));
+  CHECK(g.temp_c.max == Approx(64));
+  CHECK(g.sm_clock_mhz.min == Approx(1500));
+  CHECK(g.sm_clock_mhz.median == Approx(1980));
+  CHECK(g.mem_clock_mhz.mean == Approx(2619));
+  CHECK(g.avg_power_w == Approx(150));  // the counter's, not the samples' mean
+  CHECK(g.energy_j == Approx(300));
+  CHECK(g.throttle_fraction == Approx(0.25));
+  CHECK(g.throttle_power_s == Approx(0.5));
+  CHECK(g.throttle_thermal_s == Approx(0));
+  CHECK(g.has_throttle_reasons);
+  CHECK(g.throttle_reasons == std::vector<std::string>{"sw_power_cap"});
+}
+
+TEST_CASE("the model's reader: what is missing stays unknown, a plain number is every statistic") {
+  const Json summary{{"gpus",
+                      Json::array({Json{{"device", 0}, {"power_w", {{"mean", 500.0}}}},
+                                   Json{{"device", 1}, {"temp_c", 71.0}, {"throttle_reasons", 1}},
+                                   "not a GPU"})}};
+  const std::vector<GpuTelemetry> gpus = gpu_telemetry(summary);
+  REQUIRE(gpus.size() == 2);
+  CHECK(gpus[0].avg_power_w == Approx(500));  // no avg_power_w: the samples' mean
+  CHECK_FALSE(gpus[0].power_w.max);
+  CHECK_FALSE(gpus[0].temp_c.max);
+  CHECK_FALSE(gpus[0].throttle_power_s);
+  CHECK_FALSE(gpus[0].has_throttle_reasons);
+  CHECK(gpus[1].temp_c.min == Approx(71));
+  CHECK(gpus[1].temp_c.max == Approx(71));
+  CHECK_FALSE(gpus[1].avg_power_w);
+  CHECK_FALSE(gpus[1].has_throttle_reasons);  // not a list
+  CHECK(gpu_telemetry(Json{{"gpus", "none"}}).empty());
 }
 
 TEST_CASE("GPU summary omits what NVML could not give") {

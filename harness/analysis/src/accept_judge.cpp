@@ -9,6 +9,7 @@
 
 #include "mgbench/analysis/soak_analysis.hpp"
 #include "mgbench/core/text.hpp"
+#include "mgbench/model/point_view.hpp"
 #include "mgbench/model/presentation.hpp"
 #include "accept_judge_detail.hpp"
 
@@ -68,23 +69,6 @@ const PointResult* best_point(const RunResult& run, const std::string& workload,
     }
   }
   return best;
-}
-
-// Each GPU's telemetry summary of a point (empty when the point has none).
-std::vector<Json> telemetry_gpus(const PointResult& p) {
-  std::vector<Json> out;
-  if (!p.telemetry.is_object() || !p.telemetry.contains("gpus")) return out;
-  for (const Json& g : p.telemetry["gpus"]) {
-    if (g.is_object()) out.push_back(g);
-  }
-  return out;
-}
-
-double stat_of(const Json& gpu, const char* key, const char* stat) {
-  if (!gpu.contains(key)) return -1;
-  const Json& v = gpu[key];
-  if (v.is_number()) return v.get<double>();
-  return v.is_object() && v.contains(stat) && v[stat].is_number() ? v[stat].get<double>() : -1;
 }
 
 }  // namespace
@@ -208,23 +192,20 @@ AcceptItem judge_throttle(const RunResult& run, const std::string& stage, const 
   AcceptItem item = make_item("throttle", stage, accept_text("criterion.throttling"));
   std::size_t with_telemetry = 0, throttled = 0;
   for (const auto& p : run.points) {
-    const auto gpus = telemetry_gpus(p);
+    const std::vector<GpuTelemetry> gpus = gpu_telemetry(p);
     if (p.status != Status::ok || gpus.empty()) continue;
     ++with_telemetry;
     bool any = false;
-    for (const Json& g : gpus) {
+    for (const GpuTelemetry& g : gpus) {
       std::string severe;
-      for (const Json& r : g.value("throttle_reasons", Json::array())) {
-        if (r.is_string() && severe_throttle_reason(r.get<std::string>())) {
-          severe += (severe.empty() ? "" : ", ") + r.get<std::string>();
-        }
+      for (const std::string& r : g.throttle_reasons) {
+        if (severe_throttle_reason(r)) severe += (severe.empty() ? "" : ", ") + r;
       }
       if (severe.empty()) continue;
       any = true;
-      add_detail(item, AcceptDetail{
-                           from_severity(c.throttling),
-                           fmt::format("{}, GPU {}", accept_point_label(p), g.value("device", -1)),
-                           severe, AcceptText{}, AcceptText{}});
+      add_detail(item, AcceptDetail{from_severity(c.throttling),
+                                    fmt::format("{}, GPU {}", accept_point_label(p), g.device),
+                                    severe, AcceptText{}, AcceptText{}});
     }
     throttled += any;
   }
@@ -271,11 +252,10 @@ AcceptFigure figure_of(const RunResult& run, const PointResult& p, const MetricS
   }
   double power = 0;
   int powered = 0;
-  for (const Json& g : telemetry_gpus(p)) {
-    f.temp_max_c = std::max(f.temp_max_c, stat_of(g, "temp_c", "max"));
-    const double w = stat_of(g, "power_w", "mean");
-    if (w >= 0) {
-      power += w;
+  for (const GpuTelemetry& g : gpu_telemetry(p)) {
+    if (g.temp_c.max) f.temp_max_c = std::max(f.temp_max_c, *g.temp_c.max);
+    if (g.power_w.mean && *g.power_w.mean >= 0) {
+      power += *g.power_w.mean;
       ++powered;
     }
   }

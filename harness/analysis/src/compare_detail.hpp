@@ -38,15 +38,13 @@ Json test_json(const std::optional<MannWhitneyResult>& test);
 // ---- telemetry walking ---------------------------------------------------------------------
 
 // The per-GPU entries of a point's telemetry summary: telemetry.gpus[], a bare array, or the
-// object itself.
+// object itself (their figures: read_gpu_telemetry, model/point_view.hpp).
 std::vector<const Json*> telemetry_gpus(const Json& telemetry);
 std::string gpu_label(const Json& gpu, std::size_t index);
 bool is_severe_reason(const std::string& name);
 // Severe throttle reasons named anywhere under a "...reason..." key: strings, arrays of
 // strings, or objects whose keys are reasons with a truthy / non-zero value.
 void collect_severe_reasons(const Json& node, bool under_reason, std::set<std::string>& out);
-std::optional<double> gpu_throttle_fraction(const Json& gpu);
-std::optional<double> gpu_average_power(const Json& gpu);
 
 // ---- efficiencies --------------------------------------------------------------------------
 

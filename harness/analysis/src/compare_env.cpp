@@ -9,6 +9,7 @@
 
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 
 namespace mgbench {
 
@@ -41,10 +42,10 @@ bool is_volatile_key(const std::string& key_raw, const std::string& path,
     return !options.env_hostname;
   }
   static const char* const kVolatileParts[] = {
-      "timestamp",   "uptime",      "serial",      "uuid",       "temperature", "temp_c",
-      "utilization", "memory_used", "memory_free", "used_bytes", "free_bytes",  "fan",
-      "power_draw",  "power_usage", "boot_id",     "load_avg",   "job_id",      "jobid",
-      "step_id",     "nodelist",    "tmpdir",      "_pid"};
+      "timestamp",   "uptime",      "serial",      "uuid",       "temperature", "utilization",
+      "memory_used", "memory_free", "used_bytes",  "free_bytes", "fan",         "power_draw",
+      "power_usage", "boot_id",     "load_avg",    "job_id",     "jobid",       "step_id",
+      "nodelist",    "tmpdir",      "_pid",        telemetry_keys::kTemp.key};
   for (const char* part : kVolatileParts) {
     if (contains(key, part)) return true;
   }

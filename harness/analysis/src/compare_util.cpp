@@ -7,6 +7,7 @@
 
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/model/point_view.hpp"
 
 namespace mgbench {
 namespace compare_detail {
@@ -128,29 +129,6 @@ void collect_severe_reasons(const Json& node, bool under_reason, std::set<std::s
   }
 }
 
-std::optional<double> gpu_throttle_fraction(const Json& gpu) {
-  for (const char* key : {"throttle_fraction", "throttled_fraction"}) {
-    if (gpu.contains(key) && gpu[key].is_number()) return gpu[key].get<double>();
-  }
-  return std::nullopt;
-}
-
-std::optional<double> gpu_average_power(const Json& gpu) {
-  for (const char* key : {"avg_power_w", "average_power_w", "mean_power_w"}) {
-    if (gpu.contains(key) && gpu[key].is_number()) return gpu[key].get<double>();
-  }
-  for (const char* key : {"power_w", "power"}) {
-    if (gpu.contains(key) && gpu[key].is_object()) {
-      for (const char* stat : {"mean", "avg"}) {
-        if (gpu[key].contains(stat) && gpu[key][stat].is_number()) {
-          return gpu[key][stat].get<double>();
-        }
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace compare_detail
 
 using namespace compare_detail;
@@ -160,26 +138,17 @@ namespace {
 // True when everything that held this GPU below its clocks was the software power cap (the
 // normal state of a GPU running at its power limit), judging from the reasons seen, else from
 // the throttle-time counters. Unknown -> false.
-bool only_power_capped(const Json& gpu) {
-  if (gpu.contains("throttle_reasons") && gpu["throttle_reasons"].is_array()) {
+bool only_power_capped(const GpuTelemetry& gpu) {
+  if (gpu.has_throttle_reasons) {
     bool power_cap = false;
-    for (const Json& r : gpu["throttle_reasons"]) {
-      if (!r.is_string()) continue;
-      const std::string name = lower(r.get<std::string>());
+    for (const std::string& r : gpu.throttle_reasons) {
+      const std::string name = lower(r);
       if (is_severe_reason(name)) return false;
       if (contains(name, "power_cap")) power_cap = true;
     }
     return power_cap;
   }
-  if (gpu.contains("throttle_time_s") && gpu["throttle_time_s"].is_object()) {
-    const Json& t = gpu["throttle_time_s"];
-    const double thermal =
-        t.contains("thermal") && t["thermal"].is_number() ? t["thermal"].get<double>() : 0;
-    const double power =
-        t.contains("power") && t["power"].is_number() ? t["power"].get<double>() : 0;
-    return thermal <= 0 && power > 0;
-  }
-  return false;
+  return gpu.throttle_thermal_s.value_or(0) <= 0 && gpu.throttle_power_s.value_or(0) > 0;
 }
 
 }  // namespace
@@ -190,8 +159,9 @@ std::string unreliable_reason(const PointResult& point, double limit, bool power
   const std::vector<const Json*> gpus = telemetry_gpus(point.telemetry);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const Json& gpu = *gpus[i];
-    const std::optional<double> fraction = gpu_throttle_fraction(gpu);
-    if (fraction && *fraction > limit && (power_cap_throttles || !only_power_capped(gpu))) {
+    const GpuTelemetry figures = read_gpu_telemetry(gpu);
+    const std::optional<double> fraction = figures.throttle_fraction;
+    if (fraction && *fraction > limit && (power_cap_throttles || !only_power_capped(figures))) {
       reasons.push_back("throttled " + format_percent(*fraction) + " of the time on " +
                         gpu_label(gpu, i));
     }

@@ -14,6 +14,8 @@
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/analysis/prediction.hpp"
+#include "mgbench/model/point_view.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 
 namespace mgbench {
 
@@ -290,17 +292,17 @@ bool undefined_alone(const RunResult& run, const std::string& workload, const Qu
   return alone && !defined_alone && defined_more;
 }
 
-// The point's "<metric>_per_watt", else throughput over the sum of its GPUs' average power.
+// The point's "<metric>" + kPerWatt, else throughput over the sum of its GPUs' average power.
 std::optional<double> per_watt(const PointResult& point, const Quantity& quantity,
                                double throughput) {
-  const std::string key = quantity.metric + "_per_watt";
+  const std::string key = quantity.metric + telemetry_keys::kPerWatt;
   if (point.metrics.is_object() && point.metrics.contains(key) && point.metrics[key].is_number()) {
     return point.metrics[key].get<double>();
   }
   double watts = 0;
   bool any = false;
   for (const Json* gpu : telemetry_gpus(point.telemetry)) {
-    if (auto w = gpu_average_power(*gpu)) {
+    if (auto w = read_gpu_telemetry(*gpu).avg_power_w) {
       watts += *w;
       any = true;
     }

@@ -8,6 +8,7 @@
 
 #include "mgbench/analysis/peaks.hpp"
 #include "mgbench/model/gpu_models.hpp"
+#include "mgbench/model/point_view.hpp"
 
 namespace mgbench {
 namespace {
@@ -30,12 +31,6 @@ std::map<std::string, std::pair<std::string, std::string>> doctor_checks(const J
     out[text("name")] = {text("status"), text("finding")};
   }
   return out;
-}
-
-double gpu_number(const Json& gpu, const char* object, const char* key) {
-  if (!gpu.is_object() || !gpu.contains(object) || !gpu[object].is_object()) return 0;
-  const Json& o = gpu[object];
-  return o.contains(key) && o[key].is_number() ? o[key].get<double>() : 0;
 }
 
 // A power limit below the default, from the environment (when the doctor did not check it).
@@ -65,15 +60,11 @@ void pcie_cause(const EnvironmentGpu& gpu, std::vector<std::string>& out) {
 // cap to explain them.
 void telemetry_causes(const PointResult& p, const EnvironmentGpu& gpu,
                       std::vector<std::string>& out) {
-  if (!p.telemetry.is_object() || !p.telemetry.contains("gpus")) return;
   std::set<std::string> seen;
   double sm_max_seen = 0;
-  for (const Json& g : p.telemetry["gpus"]) {
-    if (!g.is_object()) continue;
-    for (const Json& r : g.value("throttle_reasons", Json::array())) {
-      if (r.is_string()) seen.insert(r.get<std::string>());
-    }
-    sm_max_seen = std::max(sm_max_seen, gpu_number(g, "sm_clock_mhz", "max"));
+  for (const GpuTelemetry& g : gpu_telemetry(p)) {
+    seen.insert(g.throttle_reasons.begin(), g.throttle_reasons.end());
+    sm_max_seen = std::max(sm_max_seen, g.sm_clock_mhz.max.value_or(0));
   }
   if (seen.count("sw_thermal") || seen.count("hw_thermal")) {
     out.push_back("thermal slowdown during the point (NVML clock-event reasons)");

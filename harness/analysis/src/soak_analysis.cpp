@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "mgbench/model/telemetry_keys.hpp"
+
 namespace mgbench {
 
 namespace {
@@ -242,13 +244,14 @@ void put(Json& j, const char* key, const std::optional<T>& v) {
 }  // namespace
 
 void to_json(Json& j, const SoakGpuWindow& w) {
+  namespace tk = telemetry_keys;
   j = Json{{"device", w.device}, {"throughput", w.throughput},
-           {"throttle_reasons", w.throttle_reasons}};
-  put(j, "temp_c", w.temp_c);
-  put(j, "power_w", w.power_w);
-  put(j, "sm_clock_mhz", w.sm_clock_mhz);
-  put(j, "mem_clock_mhz", w.mem_clock_mhz);
-  put(j, "throttle_fraction", w.throttle_fraction);
+           {tk::kThrottleReasons, w.throttle_reasons}};
+  put(j, tk::kTemp.key, w.temp_c);
+  put(j, tk::kPower.key, w.power_w);
+  put(j, tk::kSmClock.key, w.sm_clock_mhz);
+  put(j, tk::kMemClock.key, w.mem_clock_mhz);
+  put(j, tk::kThrottleFraction, w.throttle_fraction);
 }
 
 void to_json(Json& j, const SoakWindow& w) {

@@ -170,23 +170,23 @@ std::string super_linear_cause(const SeriesPoints& sp) {
   std::vector<double> clocks_n;
   if (sp.last != nullptr) {
     for (const GpuTelemetry& g : gpu_telemetry(*sp.last)) {
-      if (g.sm_clock_mhz) clocks_n.push_back(*g.sm_clock_mhz);
+      if (g.sm_clock_mhz.median) clocks_n.push_back(*g.sm_clock_mhz.median);
     }
   }
   const GpuTelemetry* g = alone.empty() ? nullptr : &alone.front();
   if (g != nullptr && held_by_temperature(*g)) slowed.push_back("it was held by temperature");
-  if (g != nullptr && g->sm_clock_mhz && !clocks_n.empty() &&
-      *g->sm_clock_mhz < 0.97 * median_of(clocks_n)) {
-    slowed.push_back("its SM clock was " + fixed(*g->sm_clock_mhz, 0) + " MHz against " +
+  if (g != nullptr && g->sm_clock_mhz.median && !clocks_n.empty() &&
+      *g->sm_clock_mhz.median < 0.97 * median_of(clocks_n)) {
+    slowed.push_back("its SM clock was " + fixed(*g->sm_clock_mhz.median, 0) + " MHz against " +
                      fixed(median_of(clocks_n), 0) + " MHz at " +
                      gpus_text(sp.series.rows.back().gpus));
   }
   if (!slowed.empty()) {
     return "the 1-GPU baseline was slowed: " + join_words(slowed) + "; measure it again";
   }
-  if (g == nullptr || !g->sm_clock_mhz) return unknown;
+  if (g == nullptr || !g->sm_clock_mhz.median) return unknown;
   const std::string clean = "the 1-GPU baseline ran at full clocks (SM " +
-                            fixed(*g->sm_clock_mhz, 0) + " MHz) with a certain median, ";
+                            fixed(*g->sm_clock_mhz.median, 0) + " MHz) with a certain median, ";
   if (sp.series.mode == "strong") {
     return clean + "so the likely cause is the smaller share of the fixed work per GPU: it may "
                    "now fit in cache";

@@ -95,19 +95,19 @@ std::vector<std::string> telemetry_causes(const PointResult& p, int device, int 
   for (const GpuTelemetry& g : gpus) {
     if (g.device == device && g.node == node) {
       mine = &g;
-    } else if (g.sm_clock_mhz) {
-      others.push_back(*g.sm_clock_mhz);
+    } else if (g.sm_clock_mhz.median) {
+      others.push_back(*g.sm_clock_mhz.median);
     }
   }
   if (mine == nullptr) return parts;
   if (held_by_temperature(*mine)) {
-    parts.push_back("held by temperature (up to " + fixed(mine->max_temp_c.value_or(0), 0) +
+    parts.push_back("held by temperature (up to " + fixed(mine->temp_c.max.value_or(0), 0) +
                     " °C)");
   }
-  if (mine->sm_clock_mhz && !others.empty()) {
+  if (mine->sm_clock_mhz.median && !others.empty()) {
     const double typical = median_of(others);
-    if (*mine->sm_clock_mhz < 0.97 * typical) {
-      parts.push_back("SM clock " + fixed(*mine->sm_clock_mhz, 0) + " MHz against " +
+    if (*mine->sm_clock_mhz.median < 0.97 * typical) {
+      parts.push_back("SM clock " + fixed(*mine->sm_clock_mhz.median, 0) + " MHz against " +
                       fixed(typical, 0) + " MHz on the others");
     }
   }

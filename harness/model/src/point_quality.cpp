@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/model/gpu_models.hpp"
+#include "mgbench/model/point_view.hpp"
 
 namespace mgbench {
 
@@ -38,16 +39,9 @@ std::string percent(double fraction) { return fmt::format("{:.2f} %", fraction *
 
 std::string clock_limit_cause(const Json& telemetry) {
   std::set<std::string> causes;
-  if (!telemetry.is_object() || !telemetry.contains("gpus") || !telemetry["gpus"].is_array()) {
-    return {};
-  }
-  for (const Json& gpu : telemetry["gpus"]) {
-    if (!gpu.is_object() || !gpu.contains("throttle_reasons")) continue;
-    const Json& reasons = gpu["throttle_reasons"];
-    if (!reasons.is_array()) continue;
-    for (const Json& r : reasons) {
-      if (!r.is_string()) continue;
-      const std::string word = cause_word(r.get<std::string>());
+  for (const GpuTelemetry& gpu : gpu_telemetry(telemetry)) {
+    for (const std::string& r : gpu.throttle_reasons) {
+      const std::string word = cause_word(r);
       if (!word.empty()) causes.insert(word);
     }
   }

@@ -1,6 +1,8 @@
 // Typed read access to a point's JSON parts (see point_view.hpp).
 #include "mgbench/model/point_view.hpp"
 
+#include "mgbench/model/telemetry_keys.hpp"
+
 namespace mgbench {
 namespace {
 
@@ -8,7 +10,7 @@ std::optional<double> number_at(const Json& object, const char* key, const char*
   if (!object.is_object()) return std::nullopt;
   const auto it = object.find(key);
   if (it == object.end()) return std::nullopt;
-  // A plain number where statistics were expected ({"temp_c": 71}) is taken as it is.
+  // A plain number where statistics were expected is taken as it is.
   if (sub != nullptr) return it->is_number() ? it->get<double>() : number_at(*it, sub);
   if (!it->is_number()) return std::nullopt;
   return it->get<double>();
@@ -19,32 +21,58 @@ int integer_at(const Json& object, const char* key, int fallback) {
   return it != object.end() && it->is_number_integer() ? it->get<int>() : fallback;
 }
 
+GaugeStats gauge_at(const Json& gpu, const telemetry_keys::Gauge& gauge) {
+  namespace tk = telemetry_keys;
+  return GaugeStats{number_at(gpu, gauge.key, tk::kMin), number_at(gpu, gauge.key, tk::kMean),
+                    number_at(gpu, gauge.key, tk::kMax), number_at(gpu, gauge.key, tk::kMedian)};
+}
+
 }  // namespace
 
-std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point) {
-  std::vector<GpuTelemetry> out;
-  const Json& t = point.telemetry;
-  if (!t.is_object() || !t.contains("gpus") || !t.at("gpus").is_array()) return out;
-  for (const Json& g : t.at("gpus")) {
-    if (!g.is_object()) continue;
-    GpuTelemetry gpu;
-    gpu.device = integer_at(g, "device", -1);
-    gpu.node = integer_at(g, "node", 0);
-    if (g.contains("host") && g.at("host").is_string()) gpu.host = g.at("host").get<std::string>();
-    gpu.power_w = number_at(g, "avg_power_w");
-    if (!gpu.power_w) gpu.power_w = number_at(g, "power_w", "mean");
-    gpu.sm_clock_mhz = number_at(g, "sm_clock_mhz", "median");
-    gpu.throttle_fraction = number_at(g, "throttle_fraction");
-    gpu.max_temp_c = number_at(g, "temp_c", "max");
-    gpu.energy_j = number_at(g, "energy_j");
-    if (g.contains("throttle_reasons") && g.at("throttle_reasons").is_array()) {
-      for (const Json& r : g.at("throttle_reasons")) {
-        if (r.is_string()) gpu.throttle_reasons.push_back(r.get<std::string>());
-      }
+GpuTelemetry read_gpu_telemetry(const Json& g) {
+  namespace tk = telemetry_keys;
+  GpuTelemetry gpu;
+  if (!g.is_object()) return gpu;
+  gpu.device = integer_at(g, tk::kDevice, -1);
+  gpu.node = integer_at(g, tk::kNode, 0);
+  if (g.contains(tk::kHost) && g.at(tk::kHost).is_string()) {
+    gpu.host = g.at(tk::kHost).get<std::string>();
+  }
+  gpu.power_w = gauge_at(g, tk::kPower);
+  gpu.temp_c = gauge_at(g, tk::kTemp);
+  gpu.sm_clock_mhz = gauge_at(g, tk::kSmClock);
+  gpu.mem_clock_mhz = gauge_at(g, tk::kMemClock);
+  gpu.avg_power_w = number_at(g, tk::kAvgPowerW);
+  if (!gpu.avg_power_w) gpu.avg_power_w = gpu.power_w.mean;
+  gpu.throttle_fraction = number_at(g, tk::kThrottleFraction);
+  gpu.energy_j = number_at(g, tk::kEnergyJ);
+  if (g.contains(tk::kThrottleTimeS) && g.at(tk::kThrottleTimeS).is_object()) {
+    gpu.throttle_power_s = number_at(g.at(tk::kThrottleTimeS), tk::kThrottlePower);
+    gpu.throttle_thermal_s = number_at(g.at(tk::kThrottleTimeS), tk::kThrottleThermal);
+  }
+  if (g.contains(tk::kThrottleReasons) && g.at(tk::kThrottleReasons).is_array()) {
+    gpu.has_throttle_reasons = true;
+    for (const Json& r : g.at(tk::kThrottleReasons)) {
+      if (r.is_string()) gpu.throttle_reasons.push_back(r.get<std::string>());
     }
-    out.push_back(std::move(gpu));
+  }
+  return gpu;
+}
+
+std::vector<GpuTelemetry> gpu_telemetry(const Json& telemetry) {
+  std::vector<GpuTelemetry> out;
+  const char* gpus = telemetry_keys::kGpus;
+  if (!telemetry.is_object() || !telemetry.contains(gpus) || !telemetry.at(gpus).is_array()) {
+    return out;
+  }
+  for (const Json& g : telemetry.at(gpus)) {
+    if (g.is_object()) out.push_back(read_gpu_telemetry(g));
   }
   return out;
+}
+
+std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point) {
+  return gpu_telemetry(point.telemetry);
 }
 
 std::optional<double> metric_number(const PointResult& point, const std::string& name) {

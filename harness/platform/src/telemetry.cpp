@@ -8,9 +8,13 @@
 #include <map>
 #include <set>
 
+#include "mgbench/model/point_view.hpp"
 #include "mgbench/model/stats.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 
 namespace mgbench {
+
+namespace tk = telemetry_keys;
 
 // ---- summary math ---------------------------------------------------------------------------
 
@@ -71,15 +75,19 @@ std::vector<std::pair<std::size_t, std::size_t>> bucket_ranges(std::size_t n,
 namespace {
 
 Json gauge_json(const GaugeSummary& s) {
-  return Json{{"min", s.min}, {"mean", s.mean}, {"max", s.max}, {"median", s.median}};
+  return Json{{tk::kMin, s.min}, {tk::kMean, s.mean}, {tk::kMax, s.max}, {tk::kMedian, s.median}};
 }
 
-template <typename Member>
-void put_gauge(Json& out, const char* key, const std::vector<GpuSample>& samples, Member member) {
+// The gauge's statistics under its key (left out when no sample has it); returned for the power.
+std::optional<GaugeSummary> put_gauge(Json& out, const tk::Gauge& gauge,
+                                      const std::vector<GpuSample>& samples,
+                                      double GpuSample::*member) {
   std::vector<double> values;
   values.reserve(samples.size());
   for (const auto& s : samples) values.push_back(s.*member);
-  if (const auto summary = summarize_gauge(values)) out[key] = gauge_json(*summary);
+  const auto summary = summarize_gauge(values);
+  if (summary) out[gauge.key] = gauge_json(*summary);
+  return summary;
 }
 
 std::optional<std::uint64_t> counter_delta(const std::optional<std::uint64_t>& begin,
@@ -134,7 +142,7 @@ Json bucketed_times(const std::vector<double>& t,
   return out;
 }
 
-// {"device", "power_w", "temp_c", "sm_clock_mhz", "throttled"}, one value per bucket.
+// One GPU's series entry (telemetry_keys.hpp), one value per bucket.
 Json bucketed_gpu_series(int device, const SeriesColumns& c,
                          const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
   Json p = Json::array(), tc = Json::array(), clock = Json::array(), th = Json::array();
@@ -145,26 +153,26 @@ Json bucketed_gpu_series(int device, const SeriesColumns& c,
     const double any = bucket_any(c.throttled, begin, end);
     th.push_back(std::isfinite(any) ? Json(static_cast<int>(any)) : Json());
   }
-  return Json{{"device", device},
-              {"power_w", std::move(p)},
-              {"temp_c", std::move(tc)},
-              {"sm_clock_mhz", std::move(clock)},
-              {"throttled", std::move(th)}};
+  return Json{{tk::kDevice, device},
+              {tk::kPower.key, std::move(p)},
+              {tk::kTemp.key, std::move(tc)},
+              {tk::kSmClock.key, std::move(clock)},
+              {tk::kThrottled, std::move(th)}};
 }
 
 }  // namespace
 
 Json summarize_gpu(const GpuTrace& trace, double duration_s) {
-  Json g{{"device", trace.device},
-         {"pci_bus_id", trace.pci_bus_id},
-         {"samples", trace.samples.size()}};
-  put_gauge(g, "power_w", trace.samples, &GpuSample::power_w);
-  put_gauge(g, "temp_c", trace.samples, &GpuSample::temp_c);
-  put_gauge(g, "mem_temp_c", trace.samples, &GpuSample::mem_temp_c);
-  put_gauge(g, "sm_clock_mhz", trace.samples, &GpuSample::sm_clock_mhz);
-  put_gauge(g, "mem_clock_mhz", trace.samples, &GpuSample::mem_clock_mhz);
-  put_gauge(g, "util_pct", trace.samples, &GpuSample::util_pct);
-  put_gauge(g, "mem_used_bytes", trace.samples, &GpuSample::mem_used_bytes);
+  Json g{{tk::kDevice, trace.device},
+         {tk::kPciBusId, trace.pci_bus_id},
+         {tk::kSamples, trace.samples.size()}};
+  const auto power = put_gauge(g, tk::kPower, trace.samples, &GpuSample::power_w);
+  put_gauge(g, tk::kTemp, trace.samples, &GpuSample::temp_c);
+  put_gauge(g, tk::kMemTemp, trace.samples, &GpuSample::mem_temp_c);
+  put_gauge(g, tk::kSmClock, trace.samples, &GpuSample::sm_clock_mhz);
+  put_gauge(g, tk::kMemClock, trace.samples, &GpuSample::mem_clock_mhz);
+  put_gauge(g, tk::kUtil, trace.samples, &GpuSample::util_pct);
+  put_gauge(g, tk::kMemUsed, trace.samples, &GpuSample::mem_used_bytes);
 
   // Energy: the NVML counter advances in coarse steps, so it is used for points of a second
   // or more; shorter points integrate the sampled power instead when there is any.
@@ -173,26 +181,25 @@ Json summarize_gpu(const GpuTrace& trace, double duration_s) {
     counter_energy = *trace.end.energy_j - *trace.begin.energy_j;
   }
   const std::optional<double> mean_power =
-      g.contains("power_w") ? std::optional<double>(g["power_w"]["mean"].get<double>())
-                            : std::nullopt;
+      power ? std::optional<double>(power->mean) : std::nullopt;
   if (counter_energy && duration_s >= 1.0) {
-    g["energy_j"] = *counter_energy;
-    g["avg_power_w"] = *counter_energy / duration_s;
-    g["energy_source"] = "counter";
+    g[tk::kEnergyJ] = *counter_energy;
+    g[tk::kAvgPowerW] = *counter_energy / duration_s;
+    g[tk::kEnergySource] = "counter";
   } else if (mean_power && duration_s > 0) {
-    g["energy_j"] = *mean_power * duration_s;
-    g["avg_power_w"] = *mean_power;
-    g["energy_source"] = "samples";
+    g[tk::kEnergyJ] = *mean_power * duration_s;
+    g[tk::kAvgPowerW] = *mean_power;
+    g[tk::kEnergySource] = "samples";
   } else if (counter_energy && duration_s > 0) {
-    g["energy_j"] = *counter_energy;
-    g["avg_power_w"] = *counter_energy / duration_s;
-    g["energy_source"] = "counter";
+    g[tk::kEnergyJ] = *counter_energy;
+    g[tk::kAvgPowerW] = *counter_energy / duration_s;
+    g[tk::kEnergySource] = "counter";
   } else if (mean_power) {
-    g["avg_power_w"] = *mean_power;
+    g[tk::kAvgPowerW] = *mean_power;
   }
 
   if (const auto fraction = throttle_fraction(trace, duration_s)) {
-    g["throttle_fraction"] = *fraction;
+    g[tk::kThrottleFraction] = *fraction;
   }
   std::uint64_t seen = 0;
   bool any_reasons = false;
@@ -204,34 +211,34 @@ Json summarize_gpu(const GpuTrace& trace, double duration_s) {
   }
   if (any_reasons) {
     // An idle GPU is not throttled: gpu_idle is left out of the reasons seen.
-    g["throttle_reasons"] = decode_clock_event_reasons(seen & ~clock_event::kGpuIdle);
+    g[tk::kThrottleReasons] = decode_clock_event_reasons(seen & ~clock_event::kGpuIdle);
   }
   const auto& b = trace.begin;
   const auto& e = trace.end;
   Json times = Json::object();
   if (b.power_violation_s && e.power_violation_s) {
-    times["power"] = std::max(0.0, *e.power_violation_s - *b.power_violation_s);
+    times[tk::kThrottlePower] = std::max(0.0, *e.power_violation_s - *b.power_violation_s);
   }
   if (b.thermal_violation_s && e.thermal_violation_s) {
-    times["thermal"] = std::max(0.0, *e.thermal_violation_s - *b.thermal_violation_s);
+    times[tk::kThrottleThermal] = std::max(0.0, *e.thermal_violation_s - *b.thermal_violation_s);
   }
-  if (!times.empty()) g["throttle_time_s"] = times;
-  if (auto d = counter_delta(b.pcie_tx_bytes, e.pcie_tx_bytes)) g["pcie_tx_bytes"] = *d;
-  if (auto d = counter_delta(b.pcie_rx_bytes, e.pcie_rx_bytes)) g["pcie_rx_bytes"] = *d;
-  if (auto d = counter_delta(b.nvlink_tx_bytes, e.nvlink_tx_bytes)) g["nvlink_tx_bytes"] = *d;
-  if (auto d = counter_delta(b.nvlink_rx_bytes, e.nvlink_rx_bytes)) g["nvlink_rx_bytes"] = *d;
-  if (auto d = counter_delta(b.ecc_uncorrected, e.ecc_uncorrected)) g["ecc_uncorrected_delta"] = *d;
+  if (!times.empty()) g[tk::kThrottleTimeS] = times;
+  if (auto d = counter_delta(b.pcie_tx_bytes, e.pcie_tx_bytes)) g[tk::kPcieTxBytes] = *d;
+  if (auto d = counter_delta(b.pcie_rx_bytes, e.pcie_rx_bytes)) g[tk::kPcieRxBytes] = *d;
+  if (auto d = counter_delta(b.nvlink_tx_bytes, e.nvlink_tx_bytes)) g[tk::kNvlinkTxBytes] = *d;
+  if (auto d = counter_delta(b.nvlink_rx_bytes, e.nvlink_rx_bytes)) g[tk::kNvlinkRxBytes] = *d;
+  if (auto d = counter_delta(b.ecc_uncorrected, e.ecc_uncorrected)) g[tk::kEccUncorrectedDelta] = *d;
   return g;
 }
 
 Json summarize_point(double interval_s, double duration_s, double t0_unix_s,
                      const std::vector<double>& ticks_s, const std::vector<GpuTrace>& traces,
                      std::size_t max_series_points) {
-  Json summary{{"interval_s", interval_s}, {"duration_s", duration_s}};
-  if (std::isfinite(t0_unix_s)) summary["t0_unix_s"] = t0_unix_s;
+  Json summary{{tk::kIntervalS, interval_s}, {tk::kDurationS, duration_s}};
+  if (std::isfinite(t0_unix_s)) summary[tk::kT0UnixS] = t0_unix_s;
   Json gpus = Json::array();
   for (const auto& trace : traces) gpus.push_back(summarize_gpu(trace, duration_s));
-  summary["gpus"] = std::move(gpus);
+  summary[tk::kGpus] = std::move(gpus);
 
   const auto ranges = bucket_ranges(ticks_s.size(), max_series_points);
   Json per_gpu = Json::array();
@@ -246,8 +253,8 @@ Json summarize_point(double interval_s, double duration_s, double t0_unix_s,
     }
     per_gpu.push_back(bucketed_gpu_series(trace.device, c, ranges));
   }
-  summary["series"] =
-      Json{{"t_s", bucketed_times(ticks_s, ranges)}, {"per_gpu", std::move(per_gpu)}};
+  summary[tk::kSeries] =
+      Json{{tk::kTimes, bucketed_times(ticks_s, ranges)}, {tk::kPerGpu, std::move(per_gpu)}};
   return summary;
 }
 
@@ -268,12 +275,14 @@ std::vector<SeriesPart> place_series_parts(const std::vector<PointResult>& point
   std::vector<SeriesPart> parts;
   bool all_have_t0 = true;
   for (const auto& p : points) {
-    if (!p.telemetry.is_object() || !p.telemetry.contains("series")) continue;
-    const Json& series = p.telemetry["series"];
-    if (!series.is_object() || !series.contains("t_s") || !series["t_s"].is_array()) continue;
+    if (!p.telemetry.is_object() || !p.telemetry.contains(tk::kSeries)) continue;
+    const Json& series = p.telemetry[tk::kSeries];
+    if (!series.is_object() || !series.contains(tk::kTimes) || !series[tk::kTimes].is_array()) {
+      continue;
+    }
     SeriesPart part{&p, &series};
-    part.duration = p.telemetry.value("duration_s", 0.0);
-    if (!p.telemetry.contains("t0_unix_s") || !p.telemetry["t0_unix_s"].is_number()) {
+    part.duration = p.telemetry.value(tk::kDurationS, 0.0);
+    if (!p.telemetry.contains(tk::kT0UnixS) || !p.telemetry[tk::kT0UnixS].is_number()) {
       all_have_t0 = false;
     }
     parts.push_back(part);
@@ -281,10 +290,10 @@ std::vector<SeriesPart> place_series_parts(const std::vector<PointResult>& point
   if (all_have_t0) {
     double base = std::numeric_limits<double>::infinity();
     for (auto& part : parts) {
-      base = std::min(base, part.point->telemetry["t0_unix_s"].get<double>());
+      base = std::min(base, part.point->telemetry[tk::kT0UnixS].get<double>());
     }
     for (auto& part : parts) {
-      part.offset = part.point->telemetry["t0_unix_s"].get<double>() - base;
+      part.offset = part.point->telemetry[tk::kT0UnixS].get<double>() - base;
     }
     std::stable_sort(parts.begin(), parts.end(),
                      [](const SeriesPart& a, const SeriesPart& b) { return a.offset < b.offset; });
@@ -293,7 +302,7 @@ std::vector<SeriesPart> place_series_parts(const std::vector<PointResult>& point
     for (auto& part : parts) {
       part.offset = cursor;
       double last = 0;
-      for (const auto& t : (*part.series)["t_s"]) last = std::max(last, json_to_double(t));
+      for (const auto& t : (*part.series)[tk::kTimes]) last = std::max(last, json_to_double(t));
       cursor += std::max(part.duration, last);
     }
   }
@@ -306,7 +315,7 @@ GpuKey key_of(const Json& g) {
   const auto number = [&](const char* key) {
     return g.contains(key) && g[key].is_number_integer() ? g[key].get<int>() : 0;
   };
-  return {number("node"), number("device")};
+  return {number(tk::kNode), number(tk::kDevice)};
 }
 
 // The parts flattened into rows on one time axis, one set of columns per GPU.
@@ -321,10 +330,10 @@ struct RunColumns {
 void list_series_gpus(const std::vector<SeriesPart>& parts, RunColumns& run) {
   std::map<GpuKey, std::string> gpus;
   for (const auto& part : parts) {
-    for (const auto& g : part.series->value("per_gpu", Json::array())) {
+    for (const auto& g : part.series->value(tk::kPerGpu, Json::array())) {
       std::string& host = gpus[key_of(g)];
-      if (host.empty() && g.contains("host") && g["host"].is_string()) {
-        host = g["host"].get<std::string>();
+      if (host.empty() && g.contains(tk::kHost) && g[tk::kHost].is_string()) {
+        host = g[tk::kHost].get<std::string>();
       }
     }
   }
@@ -343,10 +352,10 @@ void fill_columns(const Json& g, std::size_t first, std::size_t rows, SeriesColu
       column[first + i] = json_to_double(values[i]);
     }
   };
-  fill("power_w", c.power);
-  fill("temp_c", c.temp);
-  fill("sm_clock_mhz", c.clock);
-  fill("throttled", c.throttled);
+  fill(tk::kPower.key, c.power);
+  fill(tk::kTemp.key, c.temp);
+  fill(tk::kSmClock.key, c.clock);
+  fill(tk::kThrottled, c.throttled);
 }
 
 RunColumns flatten_parts(const std::vector<SeriesPart>& parts) {
@@ -354,20 +363,20 @@ RunColumns flatten_parts(const std::vector<SeriesPart>& parts) {
   list_series_gpus(parts, run);
   run.columns.resize(run.gpus.size());
   for (const auto& part : parts) {
-    const Json& ts = (*part.series)["t_s"];
+    const Json& ts = (*part.series)[tk::kTimes];
     const std::size_t rows = ts.size();
     const std::size_t first = run.t.size();
     for (const auto& v : ts) run.t.push_back(part.offset + json_to_double(v));
     for (auto& c : run.columns) c.resize(first + rows);
-    for (const auto& g : part.series->value("per_gpu", Json::array())) {
+    for (const auto& g : part.series->value(tk::kPerGpu, Json::array())) {
       const auto it = std::lower_bound(run.gpus.begin(), run.gpus.end(), key_of(g));
       fill_columns(g, first, rows, run.columns[static_cast<std::size_t>(it - run.gpus.begin())]);
     }
-    run.point_spans.push_back(Json{{"index", part.point->index},
-                                   {"workload", part.point->workload},
-                                   {"gpus", part.point->gpus},
-                                   {"t_start_s", part.offset},
-                                   {"t_end_s", part.offset + part.duration}});
+    run.point_spans.push_back(Json{{tk::kSpanIndex, part.point->index},
+                                   {tk::kSpanWorkload, part.point->workload},
+                                   {tk::kSpanGpus, part.point->gpus},
+                                   {tk::kTStartS, part.offset},
+                                   {tk::kTEndS, part.offset + part.duration}});
   }
   return run;
 }
@@ -383,35 +392,35 @@ Json build_run_series(const std::vector<PointResult>& points, std::size_t max_po
   for (std::size_t i = 0; i < run.gpus.size(); ++i) {
     Json g = bucketed_gpu_series(run.gpus[i].second, run.columns[i], ranges);
     if (!run.hosts[i].empty()) {
-      g["node"] = run.gpus[i].first;
-      g["host"] = run.hosts[i];
+      g[tk::kNode] = run.gpus[i].first;
+      g[tk::kHost] = run.hosts[i];
     }
     per_gpu.push_back(std::move(g));
   }
-  return Json{{"t_s", bucketed_times(run.t, ranges)},
-              {"per_gpu", std::move(per_gpu)},
-              {"points", std::move(run.point_spans)}};
+  return Json{{tk::kTimes, bucketed_times(run.t, ranges)},
+              {tk::kPerGpu, std::move(per_gpu)},
+              {tk::kPoints, std::move(run.point_spans)}};
 }
 
 void add_energy_metrics(PointResult& point, const std::string& throughput_metric) {
-  if (!point.telemetry.is_object() || !point.telemetry.contains("gpus")) return;
+  if (!point.telemetry.is_object() || !point.telemetry.contains(tk::kGpus)) return;
   double power = 0, energy = 0;
   bool have_power = false, have_energy = false;
-  for (const auto& g : point.telemetry["gpus"]) {
-    if (g.contains("avg_power_w") && g["avg_power_w"].is_number()) {
-      power += g["avg_power_w"].get<double>();
+  for (const GpuTelemetry& g : gpu_telemetry(point)) {
+    if (g.avg_power_w) {
+      power += *g.avg_power_w;
       have_power = true;
     }
-    if (g.contains("energy_j") && g["energy_j"].is_number()) {
-      energy += g["energy_j"].get<double>();
+    if (g.energy_j) {
+      energy += *g.energy_j;
       have_energy = true;
     }
   }
   if (!point.metrics.is_object()) point.metrics = Json::object();
-  if (have_energy) point.metrics["energy_j"] = energy;
+  if (have_energy) point.metrics[tk::kEnergyJ] = energy;
   if (have_power && power > 0 && point.metrics.contains(throughput_metric) &&
       point.metrics[throughput_metric].is_number()) {
-    point.metrics[throughput_metric + "_per_watt"] =
+    point.metrics[throughput_metric + tk::kPerWatt] =
         point.metrics[throughput_metric].get<double>() / power;
   }
 }

@@ -5,17 +5,19 @@
 #include <limits>
 
 #include "mgbench/core/json_text.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/platform/telemetry.hpp"
 
 namespace mgbench {
 
 namespace {
 
-constexpr const char* kSeriesKeys[] = {"power_w", "temp_c", "sm_clock_mhz", "throttled"};
+namespace tk = telemetry_keys;
 
 bool has_series(const Json& summary) {
-  return summary.is_object() && summary.contains("series") && summary["series"].is_object() &&
-         summary["series"].contains("t_s") && summary["series"]["t_s"].is_array();
+  return summary.is_object() && summary.contains(tk::kSeries) &&
+         summary[tk::kSeries].is_object() && summary[tk::kSeries].contains(tk::kTimes) &&
+         summary[tk::kSeries][tk::kTimes].is_array();
 }
 
 double number_or_nan(const Json& v) {
@@ -24,8 +26,8 @@ double number_or_nan(const Json& v) {
 
 // Seconds between the base node's start and this node's (0 when either is unknown).
 double start_offset(const Json& base, const Json& node) {
-  const double t0 = number_or_nan(base.value("t0_unix_s", Json()));
-  const double t1 = number_or_nan(node.value("t0_unix_s", Json()));
+  const double t0 = number_or_nan(base.value(tk::kT0UnixS, Json()));
+  const double t1 = number_or_nan(node.value(tk::kT0UnixS, Json()));
   return std::isfinite(t0) && std::isfinite(t1) ? t1 - t0 : 0.0;
 }
 
@@ -47,27 +49,31 @@ std::vector<long> hold_indices(const Json& axis, const Json& ticks, double offse
 
 // One GPU's series entry placed on the base axis, with its node and host.
 Json placed_series(const Json& g, const std::vector<long>& hold, const NodeTelemetry& node) {
-  Json out{{"device", g.value("device", Json())}, {"node", node.node}, {"host", node.host}};
-  for (const char* key : kSeriesKeys) {
-    if (!g.contains(key) || !g[key].is_array()) continue;
+  Json out{{tk::kDevice, g.value(tk::kDevice, Json())},
+           {tk::kNode, node.node},
+           {tk::kHost, node.host}};
+  const auto place = [&](const char* key) {
+    if (!g.contains(key) || !g[key].is_array()) return;
     Json values = Json::array();
     for (long k : hold) {
       const bool known = k >= 0 && static_cast<std::size_t>(k) < g[key].size();
       values.push_back(known ? g[key][static_cast<std::size_t>(k)] : Json());
     }
     out[key] = std::move(values);
-  }
+  };
+  for (const tk::Gauge& gauge : tk::kSeriesGauges) place(gauge.key);
+  place(tk::kThrottled);
   return out;
 }
 
 void merge_series(Json& merged, const Json& base, const NodeTelemetry& node) {
   if (!has_series(node.summary)) return;
-  const Json& series = node.summary["series"];
-  const Json& axis = merged["series"]["t_s"];
+  const Json& series = node.summary[tk::kSeries];
+  const Json& axis = merged[tk::kSeries][tk::kTimes];
   const std::vector<long> hold =
-      hold_indices(axis, series["t_s"], start_offset(base, node.summary));
-  for (const Json& g : series.value("per_gpu", Json::array())) {
-    if (g.is_object()) merged["series"]["per_gpu"].push_back(placed_series(g, hold, node));
+      hold_indices(axis, series[tk::kTimes], start_offset(base, node.summary));
+  for (const Json& g : series.value(tk::kPerGpu, Json::array())) {
+    if (g.is_object()) merged[tk::kSeries][tk::kPerGpu].push_back(placed_series(g, hold, node));
   }
 }
 
@@ -82,26 +88,27 @@ Json merge_node_telemetry(const std::vector<NodeTelemetry>& nodes) {
     }
   }
   if (base == nullptr) return Json();
-  Json merged{{"interval_s", base->summary.value("interval_s", Json())},
-              {"duration_s", 0.0},
-              {"gpus", Json::array()}};
+  Json merged{{tk::kIntervalS, base->summary.value(tk::kIntervalS, Json())},
+              {tk::kDurationS, 0.0},
+              {tk::kGpus, Json::array()}};
   if (has_series(base->summary)) {
-    merged["series"] = Json{{"t_s", base->summary["series"]["t_s"]}, {"per_gpu", Json::array()}};
+    merged[tk::kSeries] = Json{{tk::kTimes, base->summary[tk::kSeries][tk::kTimes]},
+                               {tk::kPerGpu, Json::array()}};
   }
-  if (base->summary.contains("t0_unix_s")) merged["t0_unix_s"] = base->summary["t0_unix_s"];
+  if (base->summary.contains(tk::kT0UnixS)) merged[tk::kT0UnixS] = base->summary[tk::kT0UnixS];
   for (const NodeTelemetry& n : nodes) {
     if (!n.summary.is_object()) continue;
-    const double duration = number_or_nan(n.summary.value("duration_s", Json()));
+    const double duration = number_or_nan(n.summary.value(tk::kDurationS, Json()));
     if (std::isfinite(duration)) {
-      merged["duration_s"] = std::max(merged["duration_s"].get<double>(), duration);
+      merged[tk::kDurationS] = std::max(merged[tk::kDurationS].get<double>(), duration);
     }
-    for (Json g : n.summary.value("gpus", Json::array())) {
+    for (Json g : n.summary.value(tk::kGpus, Json::array())) {
       if (!g.is_object()) continue;
-      g["node"] = n.node;
-      g["host"] = n.host;
-      merged["gpus"].push_back(std::move(g));
+      g[tk::kNode] = n.node;
+      g[tk::kHost] = n.host;
+      merged[tk::kGpus].push_back(std::move(g));
     }
-    if (merged.contains("series")) merge_series(merged, base->summary, n);
+    if (merged.contains(tk::kSeries)) merge_series(merged, base->summary, n);
   }
   return merged;
 }

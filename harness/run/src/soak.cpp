@@ -11,6 +11,8 @@
 
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
+#include "mgbench/model/point_view.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/platform/subprocess.hpp"
 #include "mgbench/run/directory_lock.hpp"
 #include "mgbench/run/orchestrator.hpp"
@@ -79,12 +81,6 @@ struct SoakRun {
   double measured_s = 0;  // from the worker's start to the last window's end
 };
 
-std::optional<double> gauge(const Json& gpu, const char* key, const char* stat) {
-  if (!gpu.contains(key) || !gpu[key].is_object()) return std::nullopt;
-  const Json& v = gpu[key].value(stat, Json());
-  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
-}
-
 // The window of one point: each GPU's share of the headline throughput (by its own median
 // time), and its telemetry.
 SoakWindow window_of(const PointResult& p, double t0, double t1, const Json& telemetry,
@@ -105,17 +101,14 @@ SoakWindow window_of(const PointResult& p, double t0, double t1, const Json& tel
         g.throughput = share * p.stats.median / r.median_s;
       }
     }
-    const Json gpus = telemetry.is_object() ? telemetry.value("gpus", Json::array()) : Json();
-    for (const auto& t : gpus) {
-      if (t.value("device", -1) != g.device) continue;
-      g.temp_c = gauge(t, "temp_c", "max");
-      g.power_w = gauge(t, "power_w", "mean");
-      g.sm_clock_mhz = gauge(t, "sm_clock_mhz", "mean");
-      g.mem_clock_mhz = gauge(t, "mem_clock_mhz", "mean");
-      if (t.contains("throttle_fraction") && t["throttle_fraction"].is_number()) {
-        g.throttle_fraction = t["throttle_fraction"].get<double>();
-      }
-      g.throttle_reasons = t.value("throttle_reasons", std::vector<std::string>{});
+    for (const GpuTelemetry& t : gpu_telemetry(telemetry)) {
+      if (t.device != g.device) continue;
+      g.temp_c = t.temp_c.max;
+      g.power_w = t.power_w.mean;
+      g.sm_clock_mhz = t.sm_clock_mhz.mean;
+      g.mem_clock_mhz = t.mem_clock_mhz.mean;
+      g.throttle_fraction = t.throttle_fraction;
+      g.throttle_reasons = t.throttle_reasons;
     }
     w.gpus.push_back(std::move(g));
   }
@@ -295,7 +288,7 @@ Json verdict_row(const SoakAnalysis& a, const SoakRun& run) {
               {"hottest", a.hottest_device ? fmt::format("GPU {}: {:.0f} °C", *a.hottest_device,
                                                          a.hottest_temp_c.value_or(0))
                                            : "-"},
-              {"throttled", std::to_string(a.throttled_spans.size())},
+              {telemetry_keys::kThrottled, std::to_string(a.throttled_spans.size())},
               {"reasons", reasons.empty() ? "-" : reasons}};
 }
 
@@ -311,15 +304,16 @@ Presentation soak_presentation(const Workload& w) {
                 .column("spread", "GPU spread")
                 .column("slowest", "slowest GPU")
                 .column("hottest", "hottest")
-                .column("throttled", "throttled spans")
+                .column(telemetry_keys::kThrottled, "throttled spans")
                 .column("reasons", "why not stable"));
   const std::string unit = w.throughput_unit();
   p.chart(ChartSpec::timeseries("soak-throughput", "throughput")
               .titled("throughput per GPU over time")
               .y_axis(unit.empty() ? "throughput" : "throughput (" + unit + ")"));
-  p.chart(ChartSpec::timeseries("soak-temperature", "temp_c")
-              .titled("temperature per GPU over time")
-              .y_axis("temperature (°C)"));
+  const telemetry_keys::Gauge& temp = telemetry_keys::kTemp;
+  p.chart(ChartSpec::timeseries("soak-temperature", temp.key)
+              .titled(std::string(temp.name) + " per GPU over time")
+              .y_axis(temp.axis));
   return p;
 }
 

@@ -10,10 +10,13 @@
 #include "mgbench/core/error.hpp"
 #include "mgbench/core/logging.hpp"
 #include "mgbench/core/test_hooks.hpp"
+#include "mgbench/model/telemetry_keys.hpp"
 #include "mgbench/platform/nvml.hpp"
 #include "mgbench/run/soak.hpp"
 
 namespace mgbench {
+
+namespace tk = telemetry_keys;
 
 Json SoakMonitor::window_telemetry(std::size_t, const std::vector<int>&) { return nullptr; }
 
@@ -201,16 +204,19 @@ Json FakeSoakMonitor::window_telemetry(std::size_t window, const std::vector<int
   for (std::size_t i = 0; i < devices.size(); ++i) {
     double temp = 50.0 + static_cast<double>(window) + (i + 1 == devices.size() ? 2.0 : 0.0);
     if (fault_ == "hot" && window >= fault_window_ && i == 0) temp = kSlowdownC + 1;
-    const auto gauge = [](double v) { return Json{{"min", v}, {"mean", v}, {"max", v}, {"median", v}}; };
-    gpus.push_back({{"device", devices[i]},
-                    {"temp_c", gauge(temp)},
-                    {"power_w", gauge(capped ? 700.0 : 650.0)},
-                    {"sm_clock_mhz", gauge(capped ? 1600.0 : 1980.0)},
-                    {"mem_clock_mhz", gauge(3201.0)},
-                    {"throttle_fraction", capped ? 1.0 : 0.0},
-                    {"throttle_reasons", capped ? Json::array({"sw_power_cap"}) : Json::array()}});
+    const auto gauge = [](double v) {
+      return Json{{tk::kMin, v}, {tk::kMean, v}, {tk::kMax, v}, {tk::kMedian, v}};
+    };
+    gpus.push_back(
+        {{tk::kDevice, devices[i]},
+         {tk::kTemp.key, gauge(temp)},
+         {tk::kPower.key, gauge(capped ? 700.0 : 650.0)},
+         {tk::kSmClock.key, gauge(capped ? 1600.0 : 1980.0)},
+         {tk::kMemClock.key, gauge(3201.0)},
+         {tk::kThrottleFraction, capped ? 1.0 : 0.0},
+         {tk::kThrottleReasons, capped ? Json::array({"sw_power_cap"}) : Json::array()}});
   }
-  return {{"gpus", gpus}};
+  return {{tk::kGpus, gpus}};
 }
 
 std::uint64_t count_of(const Json& c, const char* key) {

@@ -50,7 +50,7 @@ struct LineChart {
   Axis x, y;
   std::vector<Series> series;
   std::vector<Band> bands;
-  std::string band_label = "throttled";  // legend entry for bands (when there are any)
+  std::string band_label;  // legend entry for bands (when there are any)
   std::vector<RefLine> ref_lines;
   int width = 640, height = 380;
 };

@@ -12,19 +12,28 @@
 
 namespace mgbench {
 
+// A gauge's statistics over a point (telemetry_keys.hpp); a plain number where the statistics
+// were expected is taken for each of them.
+struct GaugeStats {
+  std::optional<double> min, mean, max, median;
+};
+
 // One GPU's telemetry summary (telemetry.gpus[]): `node` is its node's place in rank order and
-// `host` its host ("" and 0 on one node).
+// `host` its host ("" and 0 on one node). The one reader of these keys.
 struct GpuTelemetry {
   int device = -1;
   int node = 0;
   std::string host;
-  std::optional<double> power_w;            // average over the point
-  std::optional<double> sm_clock_mhz;       // median
+  GaugeStats power_w, temp_c, sm_clock_mhz, mem_clock_mhz;  // the samples'
+  std::optional<double> avg_power_w;  // over the point (energy / time), else the samples' mean
   std::optional<double> throttle_fraction;  // of the point's time
-  std::optional<double> max_temp_c;
   std::optional<double> energy_j;           // over the point
+  std::optional<double> throttle_power_s, throttle_thermal_s;  // time the counters say was lost
+  bool has_throttle_reasons = false;  // the summary lists the reasons seen (maybe none)
   std::vector<std::string> throttle_reasons;
 };
+GpuTelemetry read_gpu_telemetry(const Json& gpu);  // one entry; defaults where not an object
+std::vector<GpuTelemetry> gpu_telemetry(const Json& telemetry);  // every object of its "gpus"
 std::vector<GpuTelemetry> gpu_telemetry(const PointResult& point);
 
 // A number of PointResult::metrics.

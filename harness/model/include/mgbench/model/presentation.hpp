@@ -193,7 +193,8 @@ struct ChartSpec {
   static ChartSpec memory(std::string id);
   static ChartSpec breakdown(std::string id, std::vector<std::string> total,
                              std::string remainder_label);
-  // `field` of every GPU of every time window (e.g. "throughput", "temp_c") against time.
+  // `field` of every GPU of every time window (e.g. "throughput", or telemetry_keys::kTemp.key)
+  // against time.
   static ChartSpec timeseries(std::string id, std::string field);
   // `metric` of this workload and of every other workload of the run that declares an overlay
   // with this id and a metric of the same unit, on one chart per GPU count (drawn once, in the

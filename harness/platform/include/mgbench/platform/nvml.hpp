@@ -26,7 +26,7 @@ inline constexpr std::uint64_t kSwThermal = 0x20;           // ...SwThermalSlowd
 inline constexpr std::uint64_t kHwThermal = 0x40;           // ...HwThermalSlowdown
 inline constexpr std::uint64_t kHwPowerBrake = 0x80;        // ...HwPowerBrakeSlowdown
 inline constexpr std::uint64_t kDisplayClock = 0x100;       // ...DisplayClockSetting
-// Reasons that hold a busy GPU below its clocks (a sample with one of them is "throttled").
+// Reasons that hold a busy GPU below its clocks (a sample with one of them is throttled).
 inline constexpr std::uint64_t kThrottleMask =
     kSwPowerCap | kHwSlowdown | kSwThermal | kHwThermal | kHwPowerBrake;
 // Reasons that point at a cooling or power-delivery problem (doctor: fail).

@@ -2,16 +2,8 @@
 // NVML telemetry around each point: a sampler thread records gauges of
 // every GPU of the point every `telemetry_interval_s`; counters (energy, throttle time, PCIe and
 // NVLink bytes, ECC) are read at begin_point and end_point. end_point returns the point's
-// summary:
-//   {"interval_s", "duration_s", "t0_unix_s",
-//    "gpus": [{"device", "pci_bus_id", "samples", "power_w", "temp_c", "mem_temp_c",
-//              "sm_clock_mhz", "mem_clock_mhz", "util_pct", "mem_used_bytes"  (each
-//              {"min","mean","max","median"}), "energy_j", "avg_power_w", "throttle_fraction",
-//              "throttle_reasons", "throttle_time_s", "pcie_tx_bytes", "pcie_rx_bytes",
-//              "nvlink_tx_bytes", "nvlink_rx_bytes", "ecc_uncorrected_delta"}],
-//    "series": {"t_s": [...], "per_gpu": [{"device", "power_w", "temp_c", "sm_clock_mhz",
-//               "throttled"}]}}
-// Anything NVML cannot give is omitted (series entries are null).
+// summary, whose shape and keys model/telemetry_keys.hpp describes. Anything NVML cannot give is
+// omitted (series entries are null).
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -49,10 +41,8 @@ std::unique_ptr<PointObserver> make_point_observer(const RunSettings& settings,
 
 // The run-level down-sampled time series for plots (RunResult::telemetry_series): every point's
 // series placed on one time axis (seconds since the first point began), at most `max_points`
-// samples; {"t_s", "per_gpu": [{"device", "power_w", "temp_c", "sm_clock_mhz", "throttled"}],
-// (a GPU of a process-per-GPU point also has "node" and "host": one line per node and GPU)
-// "points": [{"index", "workload", "gpus", "t_start_s", "t_end_s"}]}. Null when no point has
-// telemetry.
+// samples (telemetry_keys.hpp; a GPU of a process-per-GPU point also has its node and host: one
+// line per node and GPU). Null when no point has telemetry.
 Json build_run_series(const std::vector<PointResult>& points, std::size_t max_points = 1000);
 
 // ---- a process per GPU: every node's telemetry --------------------------------------------
@@ -63,9 +53,9 @@ struct NodeTelemetry {
   std::string host;  // the leader's host name (nodes may share one: containers, tests)
   Json summary;      // end_point()'s summary; null when the node measured nothing
 };
-// Several nodes' summaries of one point as one: "gpus" and "series.per_gpu" hold every node's
-// entries, each with its "node" and "host"; "duration_s" is the longest; the time axis
-// ("t0_unix_s" and the series' "t_s") is the first node's with a series, and another node's
+// Several nodes' summaries of one point as one: the GPUs and the series hold every node's
+// entries, each with its node and host; the duration is the longest; the time axis (the start
+// time and the series' times) is the first node's with a series, and another node's
 // values are placed on it by its start time (the last value at or before each tick; null
 // before its first).
 // Null when no node measured anything.
@@ -75,8 +65,9 @@ Json merge_node_telemetry(const std::vector<NodeTelemetry>& nodes);
 // the merged summary on rank 0 and null elsewhere.
 Json gather_node_telemetry(ProcessGroup& group, const Json& mine, const std::string& step);
 
-// Adds "<throughput_metric>_per_watt" (throughput / total average power of the point's GPUs)
-// and "energy_j" (sum over the GPUs) to point.metrics when the point has telemetry.
+// Adds "<throughput_metric>" + telemetry_keys::kPerWatt (throughput / total average power of the
+// point's GPUs) and telemetry_keys::kEnergyJ (sum over the GPUs) to point.metrics when the point
+// has telemetry.
 void add_energy_metrics(PointResult& point, const std::string& throughput_metric);
 
 // ---- the summary math, exposed for tests ----------------------------------------------------
