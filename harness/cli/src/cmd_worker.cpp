@@ -18,6 +18,7 @@
 #include "mgbench/cli/commands.hpp"
 #include "mgbench/core/command_line.hpp"
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
 #include "mgbench/model/non_finite.hpp"
 #include "mgbench/run/launched_rank.hpp"
 #include "mgbench/run/mpi_group.hpp"
@@ -27,30 +28,20 @@
 
 namespace mgbench {
 
+// Lines to the orchestrator go through write_fully; a failed write means the orchestrator went
+// away, and there is nothing more to do, so its result is not looked at.
 namespace {
-
-void write_all(int fd, const std::string& line) {
-  std::size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return;  // the orchestrator went away; nothing more to do
-    }
-    done += static_cast<std::size_t>(n);
-  }
-}
 
 class PipeSink : public PointSink {
  public:
   explicit PipeSink(int fd) : fd_(fd) {}
   void point_started(std::size_t index) override {
-    write_all(fd_, make_worker_line(Json{{"type", "started"}, {"index", index}}));
+    (void)write_fully(fd_, make_worker_line(Json{{"type", "started"}, {"index", index}}));
   }
   void point_finished(const PointResult& result) override {
     PointResult checked = result;
     reject_non_finite(checked);  // at the source: JSON cannot carry NaN or infinity
-    write_all(fd_, make_worker_line(Json{{"type", "point"}, {"result", checked}}));
+    (void)write_fully(fd_, make_worker_line(Json{{"type", "point"}, {"result", checked}}));
   }
 
  private:
@@ -114,7 +105,7 @@ void run_group_rank(LaunchedGroup& group, const Json& request, const RankStart& 
   if (!place.notes.empty()) {
     Json notes = Json::array();
     for (const auto& n : place.notes) notes.push_back(Json{{"kind", n.kind}, {"text", n.text}});
-    write_all(fd, make_worker_line(Json{{"type", "notes"}, {"notes", std::move(notes)}}));
+    (void)write_fully(fd, make_worker_line(Json{{"type", "notes"}, {"notes", std::move(notes)}}));
   }
   PipeSink pipe(fd);
   DropSink drop;
@@ -139,20 +130,20 @@ int run_process_rank(const std::vector<int>& planned) {
   input = group->broadcast(input, "the group's request");
   if (group->rank() == 0) {  // its host: the orchestrator names it when rank 0 itself hangs
     const Json hello{{"type", "hello"}, {"pid", ::getpid()}, {"rank", 0}, {"host", group->host()}};
-    write_all(fd, make_worker_line(hello));
+    (void)write_fully(fd, make_worker_line(hello));
   }
   try {
     const Json request = Json::parse(input);
     if (request.value("mode", "") == "probe") {
       const Json answer = probe_rank(*group, request.value("doctor", false));
-      if (group->rank() == 0) write_all(fd, make_worker_line(answer));
+      if (group->rank() == 0) (void)write_fully(fd, make_worker_line(answer));
     } else {
       run_group_rank(*group, request, start, fd);
     }
   } catch (const std::exception& e) {
     group->abort(e.what());  // says so on the stream; the other ranks may wait for this one
   }
-  if (group->rank() == 0) write_all(fd, make_worker_line(Json{{"type", "done"}}));
+  if (group->rank() == 0) (void)write_fully(fd, make_worker_line(Json{{"type", "done"}}));
   return 0;
 }
 
@@ -184,12 +175,12 @@ int cmd_worker(int argc, char** argv) {
   } catch (const std::exception& e) {
     throw UsageError(std::string("worker: malformed request: ") + e.what());
   }
-  write_all(fd, make_worker_line(Json{{"type", "hello"}, {"pid", ::getpid()}}));
+  (void)write_fully(fd, make_worker_line(Json{{"type", "hello"}, {"pid", ::getpid()}}));
   try {
     if (request.value("mode", "") == "probe") {
       Json probe = execute_probe(request.value("doctor", false));
       probe["type"] = "probe";
-      write_all(fd, make_worker_line(probe));
+      (void)write_fully(fd, make_worker_line(probe));
     } else {
       const GroupSpec spec = request.at("group").get<GroupSpec>();
       PipeSink sink(fd);
@@ -197,13 +188,13 @@ int cmd_worker(int argc, char** argv) {
     }
   } catch (const Error& e) {
     // The orchestrator reports it (one line): the worker itself prints nothing.
-    write_all(fd, make_worker_line(Json{{"type", "fatal"}, {"message", e.what()}}));
+    (void)write_fully(fd, make_worker_line(Json{{"type", "fatal"}, {"message", e.what()}}));
     return static_cast<int>(e.code() == ExitCode::ok ? ExitCode::environment : e.code());
   } catch (const std::exception& e) {
-    write_all(fd, make_worker_line(Json{{"type", "fatal"}, {"message", e.what()}}));
+    (void)write_fully(fd, make_worker_line(Json{{"type", "fatal"}, {"message", e.what()}}));
     return static_cast<int>(ExitCode::environment);
   }
-  write_all(fd, make_worker_line(Json{{"type", "done"}}));
+  (void)write_fully(fd, make_worker_line(Json{{"type", "done"}}));
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
 
 namespace mgbench {
 
@@ -158,12 +159,7 @@ void WorkerProcess::send_input(int fd, const std::string& input) {
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
-  for (std::size_t done = 0; done < input.size();) {
-    const ssize_t n = ::write(fd, input.data() + done, input.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;  // the child died early: its exit status tells why
-    done += static_cast<std::size_t>(n);
-  }
+  (void)write_fully(fd, input);  // a failure: the child died early, its exit status tells why
   ::close(fd);
   const timespec now{0, 0};
   while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
@@ -182,11 +178,7 @@ WorkerProcess::~WorkerProcess() {
 
 void WorkerProcess::release_stderr() {
   hold_stderr_ = false;
-  for (std::size_t done = 0; done < held_.size();) {
-    const ssize_t n = ::write(2, held_.data() + done, held_.size() - done);
-    if (n <= 0 && errno != EINTR) break;
-    if (n > 0) done += static_cast<std::size_t>(n);
-  }
+  (void)write_fully(2, held_);
   held_.clear();
 }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
 #include "mgbench/core/json_text.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/test_hooks.hpp"
@@ -22,21 +23,6 @@
 namespace mgbench {
 
 namespace {
-
-// Writes all of `data`; returns 0 or the errno of the failing write.
-int write_fully(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    if (n == 0) return EIO;
-    done += static_cast<std::size_t>(n);
-  }
-  return 0;
-}
 
 // Makes a new directory entry durable. Returns 0 or the errno (EINVAL: not supported, ignored).
 int fsync_directory(const std::string& dir) {

@@ -18,6 +18,7 @@
 #include <fmt/ranges.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
 #include "mgbench/core/params.hpp"
 #include "mgbench/core/text.hpp"
 #include "mgbench/platform/command_capture.hpp"
@@ -346,18 +347,13 @@ PreparedLaunch::PreparedLaunch(const LaunchOptions& options, const Placement& pl
                        "/mgbench-hosts.XXXXXX";
     const int fd = ::mkstemp(path.data());
     const std::string text = launcher.hostfile_text(placement);
-    bool written = fd >= 0;
-    for (std::size_t done = 0; written && done < text.size();) {
-      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-      written = n > 0 || (n < 0 && errno == EINTR);
-      if (n > 0) done += static_cast<std::size_t>(n);
-    }
+    const int err = fd >= 0 ? write_fully(fd, text) : errno;
     if (fd >= 0) ::close(fd);
-    if (!written) {
+    if (err != 0) {
       if (fd >= 0) ::unlink(path.c_str());
       throw EnvironmentError(fmt::format("cannot write the hostfile of a launch of {} hosts in "
                                          "'{}': {}", placement.hosts.size(), path,
-                                         std::strerror(errno)));
+                                         std::strerror(err)));
     }
     hostfile_ = path;
   }

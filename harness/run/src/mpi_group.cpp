@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include "mgbench/core/error.hpp"
+#include "mgbench/core/file_io.hpp"
 #include "mgbench/core/test_hooks.hpp"
 #include "mgbench/run/launcher.hpp"
 #include "mgbench/run/worker_protocol.hpp"
@@ -38,13 +39,7 @@ constexpr double kBusyPollS = 0.05;
 using Clock = std::chrono::steady_clock;
 
 void write_line(int fd, const std::string& line) {
-  std::size_t done = 0;
-  while (fd >= 0 && done < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<std::size_t>(n);
-  }
+  if (fd >= 0) (void)write_fully(fd, line);  // a reader that went away: nothing more to do
 }
 
 // Nodes of N consecutive ranks instead of the machines (a test hook; nullopt: the machines).

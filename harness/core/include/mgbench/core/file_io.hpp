@@ -27,6 +27,11 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // never held in memory. An exception from `fill` removes the temporary file and propagates.
 void write_file_atomic(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
+// Writes all of `data` to the descriptor `fd`, again after EINTR and after a partial write.
+// Returns 0, or the errno of the write that failed (EIO when one wrote nothing). The one write
+// loop of the program: pipes, the journal, a hostfile, held stderr.
+int write_fully(int fd, const std::string& data);
+
 // True for the path that means standard output ("-").
 bool is_stdout_path(const std::string& path);
 
