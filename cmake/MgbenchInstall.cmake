@@ -17,7 +17,7 @@ install(FILES "${PROJECT_SOURCE_DIR}/README.md" ${_mgbench_docs}
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/reports/examples/"
         DESTINATION "${CMAKE_INSTALL_DOCDIR}/examples")
 
-# Bash completion, from the commands' own --help texts (see harness/cli/src/cmd_completion.cpp).
+# Bash completion, from the commands' own --help texts (see app/src/cmd_completion.cpp).
 set(MGBENCH_COMPLETION "${PROJECT_BINARY_DIR}/share/bash-completion/completions/mgbench")
 add_custom_command(OUTPUT "${MGBENCH_COMPLETION}"
   COMMAND "${CMAKE_COMMAND}" -E make_directory

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/allreduce_math.hpp"
+#include "collectives/allreduce_math.hpp"
 #include "mgbench/model/workload.hpp"
 
 namespace mgbench::test {

@@ -17,7 +17,7 @@
 
 #include <fmt/format.h>
 
-#include "mgbench/bench/datapath_math.hpp"
+#include "datapath/datapath_math.hpp"
 #include "mgbench/bench/device_buffer.hpp"
 #include "mgbench/core/check.hpp"
 #include "mgbench/kernels/datapath.hpp"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "mgbench/bench/gemm_math.hpp"
+#include "gemm/gemm_math.hpp"
 #include "mgbench/kernels/gemm.hpp"
 
 namespace mgbench::test {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/allreduce_math.hpp"
+#include "collectives/allreduce_math.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/kernels/allreduce.hpp"
 #include "mgbench/kernels/fill.hpp"

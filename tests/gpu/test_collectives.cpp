@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/collective_math.hpp"
+#include "collectives/collective_math.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/kernels/collective_check.hpp"
 #include "mgbench/kernels/fill.hpp"

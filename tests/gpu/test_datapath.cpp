@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/datapath_math.hpp"
+#include "datapath/datapath_math.hpp"
 #include "mgbench/kernels/datapath.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/results.hpp"

@@ -10,7 +10,7 @@
 
 #include "catch_compat.hpp"
 #include "gemm_check.hpp"
-#include "mgbench/bench/gemm_math.hpp"
+#include "gemm/gemm_math.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/kernels/fill.hpp"
 #include "mgbench/kernels/gemm.hpp"

@@ -4,7 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/gemm_load.hpp"
+#include "gemm/gemm_load.hpp"
 #include "mgbench/platform/devices.hpp"
 #include "mgbench/platform/doctor.hpp"
 #include "mgbench/platform/nvml.hpp"

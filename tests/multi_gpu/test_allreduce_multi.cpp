@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/allreduce_math.hpp"
+#include "collectives/allreduce_math.hpp"
 #include "mgbench/bench/nccl_comms.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/group.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/collective_math.hpp"
+#include "collectives/collective_math.hpp"
 #include "mgbench/model/workload.hpp"
 #include "workload_runner.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/transformer_math.hpp"
+#include "training/transformer_math.hpp"
 #include "mgbench/model/group.hpp"
 #include "mgbench/model/results.hpp"
 #include "support.hpp"

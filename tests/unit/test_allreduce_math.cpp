@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/allreduce_math.hpp"
+#include "collectives/allreduce_math.hpp"
 #include "mgbench/bench/dtype.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/allreduce.hpp"

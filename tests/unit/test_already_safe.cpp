@@ -20,7 +20,7 @@ const std::string kRoot = MGBENCH_SOURCE_DIR;
 // Product sources (harness, reports, benchmarks, kernels) with their text.
 std::vector<std::pair<std::string, std::string>> product_sources() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const char* dir : {"harness", "reports", "benchmarks", "kernels"}) {
+  for (const char* dir : {"app", "harness", "reports", "benchmarks", "kernels"}) {
     for (const auto& e : fs::recursive_directory_iterator(kRoot + "/" + dir)) {
       const std::string ext = e.path().extension().string();
       if (ext == ".cpp" || ext == ".hpp" || ext == ".cu" || ext == ".cuh") {

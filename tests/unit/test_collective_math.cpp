@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/collective_math.hpp"
+#include "collectives/collective_math.hpp"
 #include "mgbench/bench/nccl_stretches.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/collective_check.hpp"

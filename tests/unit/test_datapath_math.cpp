@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/datapath_math.hpp"
+#include "datapath/datapath_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/datapath.hpp"
 

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/datapath_math.hpp"
+#include "datapath/datapath_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/gpu_models.hpp"
 #include "mgbench/model/point_quality.hpp"

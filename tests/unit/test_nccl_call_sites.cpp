@@ -2,7 +2,7 @@
 // a rank thread that issued ncclAllReduce (or any other collective) directly could touch a
 // communicator that the watchdog is aborting (and freeing) at that moment. The source tree
 // therefore names each call in exactly one place, collective_call() in
-// benchmarks/src/nccl_collectives.cpp, whose calls NcclComms::call() and nccl_call() issue.
+// benchmarks/runtime/src/nccl_collectives.cpp, whose calls NcclComms::call() and nccl_call() issue.
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,12 +45,12 @@ TEST_CASE("every NCCL collective is called in exactly one place: the locked call
     const std::string needle = call + "(";
     int total = 0;
     const auto files = files_naming(
-        needle, {"benchmarks", "kernels", "harness", "reports", "tests"}, &total);
+        needle, {"app", "benchmarks", "kernels", "harness", "reports", "tests"}, &total);
     std::string list;
     for (const auto& f : files) list += f + " ";
     INFO(call << ": files naming it: " << list);
     REQUIRE(files.size() == 1);
-    CHECK(files[0] == "benchmarks/src/nccl_collectives.cpp");
+    CHECK(files[0] == "benchmarks/runtime/src/nccl_collectives.cpp");
     CHECK(total == expected);
   }
 }

@@ -27,7 +27,7 @@ TEST_CASE("nvls: the setting reads NCCL_NVLS_ENABLE as NCCL does") {
 TEST_CASE("nvls: no product source sets NCCL_NVLS_ENABLE but the --nvls option") {
   const fs::path root = MGBENCH_SOURCE_DIR;
   std::vector<std::string> setters;
-  for (const char* dir : {"harness", "benchmarks", "kernels", "reports"}) {
+  for (const char* dir : {"app", "harness", "benchmarks", "kernels", "reports"}) {
     for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
       const std::string ext = entry.path().extension().string();
       if (ext != ".cpp" && ext != ".hpp" && ext != ".cu" && ext != ".cuh") continue;

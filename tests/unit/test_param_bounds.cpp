@@ -5,8 +5,8 @@
 #include <string>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/gemm_math.hpp"
-#include "mgbench/bench/train_math.hpp"
+#include "gemm/gemm_math.hpp"
+#include "training/train_math.hpp"
 #include "mgbench/core/checked_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/workload.hpp"

@@ -8,7 +8,7 @@
 #include "../../harness/analysis/src/prediction_detail.hpp"
 #include "catch_compat.hpp"
 #include "mgbench/analysis/prediction.hpp"
-#include "mgbench/bench/work_costs.hpp"
+#include "work_costs.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/run/sweep.hpp"
 

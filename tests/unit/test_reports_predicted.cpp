@@ -6,7 +6,7 @@
 #include "../../reports/src/chart_common.hpp"
 #include "catch_compat.hpp"
 #include "mgbench/analysis/prediction.hpp"
-#include "mgbench/bench/work_costs.hpp"
+#include "work_costs.hpp"
 #include "mgbench/reports/charts.hpp"
 #include "mgbench/run/sweep.hpp"
 

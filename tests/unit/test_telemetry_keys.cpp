@@ -31,7 +31,7 @@ TEST_CASE("every telemetry key is spelled in telemetry_keys.hpp and nowhere else
           "[lint][telemetry]") {
   std::vector<std::pair<std::string, std::string>> texts;  // path, text
   for (const std::string& file :
-       mgbench::test::source_files({"harness", "benchmarks", "kernels", "reports"})) {
+       mgbench::test::source_files({"app", "harness", "benchmarks", "kernels", "reports"})) {
     texts.emplace_back(file, mgbench::test::read_text(MGBENCH_SOURCE_DIR "/" + file));
   }
   std::string elsewhere;

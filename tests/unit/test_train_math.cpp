@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/train_math.hpp"
+#include "training/train_math.hpp"
 #include "mgbench/core/error.hpp"
 
 using namespace mgbench::bench::train;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/transformer_math.hpp"
-#include "mgbench/bench/transformer_points.hpp"
-#include "mgbench/bench/transformer_shards.hpp"
+#include "training/transformer_math.hpp"
+#include "training/transformer_points.hpp"
+#include "training/transformer_shards.hpp"
 #include "mgbench/core/error.hpp"
 
 using namespace mgbench::bench::transformer;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/transformer_reference.hpp"
+#include "training/transformer_reference.hpp"
 
 using namespace mgbench::bench::transformer;
 

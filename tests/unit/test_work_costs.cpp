@@ -1,12 +1,12 @@
-// What one op of each workload costs (benchmarks/include/mgbench/bench/work_costs.hpp): the
+// What one op of each workload costs (benchmarks/workloads/work_costs.hpp): the
 // items `mgbench predict` composes and the work its throughput divides.
 #include <cstdint>
 #include <string>
 #include <utility>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/train_math.hpp"
-#include "mgbench/bench/work_costs.hpp"
+#include "training/train_math.hpp"
+#include "work_costs.hpp"
 
 using namespace mgbench;
 using namespace mgbench::bench;

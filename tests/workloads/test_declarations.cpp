@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch_compat.hpp"
-#include "mgbench/bench/gemm_math.hpp"
+#include "gemm/gemm_math.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/model/workload.hpp"
 
