@@ -70,10 +70,10 @@ std::vector<Params> allreduce_points(const std::vector<std::string>& dtypes,
     for (std::uint64_t c : counts) {
       values["bytes"].push_back(c * bench::allreduce::dtype_size(dtype));
     }
-    values["dtype"] = {Json(dtype)};
-    values["impl"] = {Json(impl)};
-    values["inplace"] = {Json(false), Json(true)};
-    for (const auto& a : algos) values["algo"].push_back(Json(a));
+    values["dtype"] = {dtype};
+    values["impl"] = {impl};
+    values["inplace"] = {false, true};
+    for (const auto& a : algos) values["algo"].push_back(a);
     for (auto& p : bench::allreduce::expand_points(values)) points.push_back(std::move(p));
   }
   return points;
@@ -85,14 +85,14 @@ std::vector<Params> collective_points(const std::string& workload, int gpus,
   const Workload* w = find_workload(workload);
   REQUIRE(w != nullptr);
   AxisValues values;
-  for (std::uint64_t b : bytes) values["bytes"].push_back(Json(b));
-  values["dtype"] = {Json("fp32"), Json("bf16"), Json("fp16"), Json("int32")};
-  if (w->find_axis("inplace") != nullptr) values["inplace"] = {Json(false), Json(true)};
-  if (w->find_axis("root") != nullptr) values["root"] = {Json("0")};
-  if (w->find_axis("algo") != nullptr) values["algo"] = {Json("default")};
-  if (w->find_axis("proto") != nullptr) values["proto"] = {Json("default")};
-  values["timing"] = {Json("host")};
-  values["cache"] = {Json("hot")};
+  for (std::uint64_t b : bytes) values["bytes"].push_back(b);
+  values["dtype"] = {"fp32", "bf16", "fp16", "int32"};
+  if (w->find_axis("inplace") != nullptr) values["inplace"] = {false, true};
+  if (w->find_axis("root") != nullptr) values["root"] = {"0"};
+  if (w->find_axis("algo") != nullptr) values["algo"] = {"default"};
+  if (w->find_axis("proto") != nullptr) values["proto"] = {"default"};
+  values["timing"] = {"host"};
+  values["cache"] = {"hot"};
   for (const auto& [name, list] : extra) values[name] = list;
   return w->expand_points(values, gpus);
 }

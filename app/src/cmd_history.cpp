@@ -62,14 +62,8 @@ std::string number(double value) {
   return out.str();
 }
 
-std::string params_text(const Json& params) {
-  if (!params.is_object() || params.empty()) return "-";
-  std::string text;
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    text += (text.empty() ? "" : " ") + it.key() + "=" +
-            (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
-  }
-  return text;
+std::string params_text(const Params& params) {
+  return params.empty() ? "-" : describe_params(params);
 }
 
 std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
@@ -258,7 +252,7 @@ Json export_row(const HistoryRun& r, const HistoryPoint& p) {
   row["run"] = r.id;
   row.update(Json{{"idx", p.idx},
                   {"workload", p.workload},
-                  {"params", p.params.is_object() ? p.params : Json::object()},
+                  {"params", p.params},
                   {"gpus", p.gpus},
                   {"status", p.status},
                   {"noisy", p.noisy},

@@ -34,7 +34,7 @@ std::uint64_t saxpy_elements(std::uint64_t bytes) {
 double saxpy_bytes_moved(std::uint64_t elements) { return 12.0 * static_cast<double>(elements); }
 
 Json saxpy_metrics(const Params& params, int nranks, double seconds) {
-  const auto bytes = static_cast<std::uint64_t>(param_int(params, "bytes"));
+  const auto bytes = static_cast<std::uint64_t>(params.integer("bytes"));
   const double per_gpu = datapath::gbps(saxpy_bytes_moved(saxpy_elements(bytes)), seconds);
   return Json{{"GBps_per_gpu", per_gpu}, {"GBps_aggregate", per_gpu * nranks}};
 }
@@ -63,7 +63,7 @@ namespace {
 class SaxpyPoint final : public RankPoint {
  public:
   explicit SaxpyPoint(RankEnv& env)
-      : env_(env), n_(saxpy_elements(static_cast<std::uint64_t>(param_int(*env.params, "bytes")))),
+      : env_(env), n_(saxpy_elements(static_cast<std::uint64_t>(env.params->integer("bytes")))),
         seed_(0x5a790000u + static_cast<std::uint32_t>(env.rank)),
         x_(n_ * 4), y_(n_ * 4), out_(n_ * 4), counter_(sizeof(unsigned long long)) {
     MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));

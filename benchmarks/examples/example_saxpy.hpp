@@ -1,7 +1,8 @@
 #pragma once
 // The parts of the example workload (example_saxpy.cpp) that its tests call: the formulas and
 // the check of one output buffer. A workload of the product keeps these in its own math header
-// (benchmarks/include/mgbench/bench/) when other files or unit tests need them.
+// beside it (benchmarks/workloads/<family>/<name>_math.hpp, in mgbench_workload_math) when other
+// files or unit tests need them.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>

@@ -46,10 +46,12 @@
 #include <random>
 #include <stdexcept>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -66,6 +68,45 @@ namespace mgbench {
 namespace {
 
 constexpr std::size_t kBogusIndex = 1000000;
+
+enum class Behavior {
+  ok, crash, hang, garbage, wrong, slow, brief, nan, chatty, silent_exit, bad_index, interrupt,
+  steady, setup_crash, hang_in_collective, rank_crash, rank_hang, rank0_hang, screen
+};
+
+// The behaviours by name (the header's list): the axis's allowed values and its reading.
+const std::initializer_list<std::pair<const char*, Behavior>> kBehaviors{
+    {"ok", Behavior::ok},
+    {"crash", Behavior::crash},
+    {"hang", Behavior::hang},
+    {"garbage", Behavior::garbage},
+    {"wrong", Behavior::wrong},
+    {"slow", Behavior::slow},
+    {"brief", Behavior::brief},
+    {"nan", Behavior::nan},
+    {"chatty", Behavior::chatty},
+    {"silent-exit", Behavior::silent_exit},
+    {"bad-index", Behavior::bad_index},
+    {"interrupt", Behavior::interrupt},
+    {"steady", Behavior::steady},
+    {"setup-crash", Behavior::setup_crash},
+    {"hang-in-collective", Behavior::hang_in_collective},
+    {"rank-crash", Behavior::rank_crash},
+    {"rank-hang", Behavior::rank_hang},
+    {"rank0-hang", Behavior::rank0_hang},
+    {"screen", Behavior::screen}};
+
+std::vector<std::string> behavior_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, behavior] : kBehaviors) names.emplace_back(name);
+  return names;
+}
+
+// A point planned without the axis (built by hand) behaves: ok.
+Behavior behavior_of(const Params& params) {
+  return params.contains("behavior") ? params.choice<Behavior>("behavior", kBehaviors)
+                                     : Behavior::ok;
+}
 
 void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
@@ -93,8 +134,7 @@ char process_state(pid_t pid) {
   return paren != std::string::npos && paren + 2 < text.size() ? text[paren + 2] : '?';
 }
 
-PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
-                        const std::string& behavior) {
+PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned, Behavior behavior) {
   PointResult r;
   r.index = planned.index;
   r.workload = ctx.spec.workload;
@@ -104,17 +144,17 @@ PointResult make_result(const GroupContext& ctx, const PlannedPoint& planned,
   r.placement = ctx.spec.placement;
   if (ctx.processes == nullptr) r.placement.gpus_per_node = r.gpus;  // one node of threads
   r.samples = {1.0e-3, 1.0e-3, 1.0e-3};
-  if (behavior == "nan") r.samples[1] = std::numeric_limits<double>::quiet_NaN();
+  if (behavior == Behavior::nan) r.samples[1] = std::numeric_limits<double>::quiet_NaN();
   const double scale = 1.0 + ctx.spec.settings.test_slowdown;
-  if (behavior == "steady") {
+  if (behavior == Behavior::steady) {
     r.samples.clear();
     for (int i = 0; i < 12; ++i) r.samples.push_back(1.0e-3 * scale * (1.0 + 0.0005 * (i % 5)));
   }
   r.stats = compute_statistics(r.samples);
-  r.metrics = {{"ops_per_s", behavior == "nan" ? std::numeric_limits<double>::quiet_NaN()
-                                               : r.gpus / r.stats.median}};
-  r.verification = {{"ok", behavior != "wrong"}};
-  if (behavior == "wrong") {
+  r.metrics = {{"ops_per_s", behavior == Behavior::nan ? std::numeric_limits<double>::quiet_NaN()
+                                                       : r.gpus / r.stats.median}};
+  r.verification = {{"ok", behavior != Behavior::wrong}};
+  if (behavior == Behavior::wrong) {
     r.status = Status::wrong;
     r.message = "selftest: deliberately wrong";
   }
@@ -223,7 +263,7 @@ void hang_in_collective(GroupContext& ctx, const PlannedPoint& planned) {
     });
   }
   for (auto& t : threads) t.join();
-  PointResult r = make_result(ctx, planned, "ok");
+  PointResult r = make_result(ctx, planned, Behavior::ok);
   r.status = Status::timeout;
   r.message = fmt::format("a collective did not complete within its {:.3g} s deadline",
                           deadline_s);
@@ -292,39 +332,41 @@ void run_selftest_group(GroupContext& ctx) {
     const PlannedPoint planned = ctx.spec.point_at(k);
     ctx.sink.point_started(planned.index);
     if (ctx.observer != nullptr) ctx.observer->begin_point(ctx.spec.devices);
-    const std::string behavior = planned.params.value("behavior", "ok");
-    if (behavior == "crash" || (behavior == "rank-crash" && last_rank(ctx))) std::abort();
-    if (behavior == "hang" || (behavior == "rank-hang" && last_rank(ctx)) ||
-        (behavior == "rank0-hang" && first_rank(ctx)) ||
-        (behavior == "screen" &&
+    const Behavior behavior = behavior_of(planned.params);
+    if (behavior == Behavior::crash || (behavior == Behavior::rank_crash && last_rank(ctx))) {
+      std::abort();
+    }
+    if (behavior == Behavior::hang || (behavior == Behavior::rank_hang && last_rank(ctx)) ||
+        (behavior == Behavior::rank0_hang && first_rank(ctx)) ||
+        (behavior == Behavior::screen &&
          test_hooks::screen_hangs(test_hooks::screen_faults(), launch_hosts(ctx)))) {
       hang();
     }
-    if (behavior == "interrupt" && ctx.processes != nullptr) {
+    if (behavior == Behavior::interrupt && ctx.processes != nullptr) {
       throw UsageError("selftest: 'interrupt' stops the worker's parent: a local worker only");
     }
-    if (behavior == "silent-exit") return;
-    if (behavior == "setup-crash") setup_crash(ctx);
-    if (behavior == "hang-in-collective") hang_in_collective(ctx, planned);
-    if (behavior == "bad-index") {
+    if (behavior == Behavior::silent_exit) return;
+    if (behavior == Behavior::setup_crash) setup_crash(ctx);
+    if (behavior == Behavior::hang_in_collective) hang_in_collective(ctx, planned);
+    if (behavior == Behavior::bad_index) {
       PointResult bogus = make_result(ctx, planned, behavior);
       bogus.index = kBogusIndex + planned.index;
       ctx.sink.point_started(bogus.index);
       ctx.sink.point_finished(bogus);
       std::abort();
     }
-    if (behavior == "garbage" && ctx.processes == nullptr && ::fcntl(3, F_GETFD) != -1) {
+    if (behavior == Behavior::garbage && ctx.processes == nullptr && ::fcntl(3, F_GETFD) != -1) {
       const char junk[] = "this is not json\n{\"type\":\"point\",\"result\":{\"trunc\n";
       (void)!::write(3, junk, sizeof(junk) - 1);
     }
-    if (behavior == "chatty") chatter();
-    if (behavior == "slow") sleep_ms(300);
-    if (behavior == "brief") sleep_ms(20);
+    if (behavior == Behavior::chatty) chatter();
+    if (behavior == Behavior::slow) sleep_ms(300);
+    if (behavior == Behavior::brief) sleep_ms(20);
     PointResult r = make_result(ctx, planned, behavior);
-    if (behavior == "screen") screen_timings(ctx, r);
+    if (behavior == Behavior::screen) screen_timings(ctx, r);
     if (ctx.processes != nullptr) check_process_group(*ctx.processes, ctx.spec, r);
     r.telemetry = point_telemetry(ctx, planned.index);
-    if (behavior == "interrupt") report_then_interrupt(ctx, r);
+    if (behavior == Behavior::interrupt) report_then_interrupt(ctx, r);
     ctx.sink.point_finished(r);
   }
 }
@@ -351,12 +393,7 @@ const bool registered =
     test_hooks::enabled() &&
     register_workload(Workload("selftest")
                           .summary("test-only: fake points and deliberate faults")
-                          .axis(Axis::text("behavior", {"ok"})
-                                    .allowed({"ok", "crash", "hang", "garbage", "wrong", "slow",
-                                              "brief", "nan", "chatty", "silent-exit",
-                                              "bad-index", "interrupt", "steady", "setup-crash",
-                                              "hang-in-collective", "rank-crash", "rank-hang",
-                                              "rank0-hang", "screen"}))
+                          .axis(Axis::text("behavior", {"ok"}).allowed(behavior_names()))
                           .axis(Axis::integer("batch", {"1"}))
                           .throughput("ops_per_s", "op/s")
                           .present(selftest_presentation())

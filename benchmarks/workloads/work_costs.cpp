@@ -46,18 +46,17 @@ std::function<double(int)> per_gpu_work(double per_gpu) {
 }  // namespace
 
 std::optional<WorkCost> gemm_cost(const Params& params) {
-  const std::int64_t m = param_int(params, "m"), n = param_int(params, "n"),
-                     k = param_int(params, "k");
+  const std::int64_t m = params.integer("m"), n = params.integer("n"), k = params.integer("k");
   if (m < 1 || n < 1 || k < 1) return std::nullopt;
   WorkCost cost;
-  cost.compute.push_back(gemm_work("GEMM", m, n, k, param_str(params, "dtype")));
+  cost.compute.push_back(gemm_work("GEMM", m, n, k, params.text("dtype")));
   cost.work = per_gpu_work(2.0 * static_cast<double>(m) * static_cast<double>(n) *
                            static_cast<double>(k) / 1e12);
   return cost;
 }
 
 std::optional<WorkCost> allreduce_cost(const Params& params) {
-  if (param_str(params, "impl") != "nccl") return std::nullopt;
+  if (params.text("impl") != "nccl") return std::nullopt;
   return collective_cost(collective::Kind::allreduce, params);
 }
 
@@ -74,11 +73,11 @@ std::optional<WorkCost> collective_cost(collective::Kind kind, const Params& par
   }
   // A forced NCCL algorithm or protocol is not what the model's fastest choice describes.
   for (const char* forced : {"algo", "proto"}) {
-    if (params.contains(forced) && param_str(params, forced) != "default") return std::nullopt;
+    if (params.contains(forced) && params.text(forced) != "default") return std::nullopt;
   }
-  const std::string dtype = param_str(params, "dtype");
+  const std::string& dtype = params.text("dtype");
   const auto bytes = static_cast<double>(
-      allreduce::element_count(static_cast<std::uint64_t>(param_int(params, "bytes")), dtype) *
+      allreduce::element_count(static_cast<std::uint64_t>(params.integer("bytes")), dtype) *
       allreduce::dtype_size(dtype));
   if (!modelled || bytes <= 0) return std::nullopt;
   WorkCost cost;
@@ -91,8 +90,8 @@ std::optional<WorkCost> collective_cost(collective::Kind kind, const Params& par
 
 std::optional<WorkCost> membw_cost(const Params& params) {
   const double bytes = datapath::membw_bytes_moved(
-      param_str(params, "impl"),
-      datapath::membw_words(static_cast<std::uint64_t>(param_int(params, "bytes"))));
+      params.text("impl"),
+      datapath::membw_words(static_cast<std::uint64_t>(params.integer("bytes"))));
   WorkCost cost;
   cost.compute.push_back(bytes_work(ComputeKind::memory, "HBM traffic", bytes));
   cost.work = per_gpu_work(bytes / 1e9);
@@ -100,8 +99,8 @@ std::optional<WorkCost> membw_cost(const Params& params) {
 }
 
 std::optional<WorkCost> h2d_cost(const Params& params) {
-  const auto bytes = static_cast<double>(param_int(params, "bytes"));
-  const std::string direction = param_str(params, "direction");
+  const auto bytes = static_cast<double>(params.integer("bytes"));
+  const std::string& direction = params.text("direction");
   WorkCost cost;
   cost.compute.push_back(bytes_work(ComputeKind::host_copy, "host copy", bytes));
   if (direction == "bidir") {  // both directions at once: two copies, not one reference copy
@@ -162,22 +161,22 @@ std::vector<std::size_t> add_backward_layers(std::vector<ComputeWork>& out, cons
 }  // namespace
 
 std::optional<WorkCost> train_step_cost(const Params& params) {
-  if (param_str(params, "impl") != "nccl") return std::nullopt;
+  if (params.text("impl") != "nccl") return std::nullopt;
   StepShape s;
-  s.layers = param_int(params, "layers");
-  s.hidden = param_int(params, "hidden");
-  s.batch = param_int(params, "batch");
-  s.accum = param_int(params, "accum");
-  const std::int64_t bucket_mb = param_int(params, "bucket_mb");
+  s.layers = params.integer("layers");
+  s.hidden = params.integer("hidden");
+  s.batch = params.integer("batch");
+  s.accum = params.integer("accum");
+  const std::int64_t bucket_mb = params.integer("bucket_mb");
   if (s.layers < 1 || s.hidden < 1 || s.batch < 1 || s.accum < 1 || bucket_mb < 0) {
     return std::nullopt;
   }
-  s.dtype = param_str(params, "dtype");
+  s.dtype = params.text("dtype");
   const train::DType precision = train::precision_from_string(s.dtype);
   s.elem = static_cast<double>(train::element_bytes(precision));
   s.rows = static_cast<double>(s.batch) * static_cast<double>(s.hidden);
-  const bool h2d = param_bool(params, "h2d");
-  const bool overlap = param_bool(params, "overlap");
+  const bool h2d = params.boolean("h2d");
+  const bool overlap = params.boolean("overlap");
 
   WorkCost cost;
   auto& c = cost.compute;
@@ -267,13 +266,13 @@ void add_layer_backward(std::vector<ComputeWork>& c, const LayerShape& s) {
 
 std::optional<WorkCost> transformer_step_cost(const Params& params) {
   using namespace transformer;
-  const Strategy strategy = strategy_from_string(param_str(params, "strategy"));
+  const Strategy strategy = params.choice<Strategy>("strategy", kStrategyNames);
   if (strategy != Strategy::ddp && strategy != Strategy::fsdp) return std::nullopt;
   const StepConfig cfg = config_from_params(params, 1);
   const LocalDims d = local_dims(cfg.shape, 1);
   LayerShape s{cfg.local_tokens(), d.hidden, d.qkv_width(), d.attn_width(), d.mlp, cfg.seq,
                d.head_dim, static_cast<double>(cfg.batch * d.q_heads),
-               static_cast<double>(kernels::dtype_size(cfg.precision)), param_str(params, "dtype")};
+               static_cast<double>(kernels::dtype_size(cfg.precision)), params.text("dtype")};
   const double P = static_cast<double>(layout_for(cfg).total);
   const bool overlap = cfg.overlap;
   WorkCost cost;

@@ -22,10 +22,6 @@ namespace {
 
 constexpr std::size_t kMaxSeriesPerChart = 8;
 
-std::optional<double> param_number(const PointResult& p, const std::string& key) {
-  return json_number(p.params, key);
-}
-
 bool positive_ratio_at_least(const std::vector<double>& xs, double ratio) {
   double lo = INFINITY, hi = 0;
   for (double x : xs) {
@@ -128,18 +124,19 @@ std::vector<svg::Series> make_series(const Points& points, const std::string& x_
   for (const auto& name : order) {
     auto pts = groups[name];
     std::stable_sort(pts.begin(), pts.end(), [&](const PointResult* a, const PointResult* b) {
-      return param_number(*a, x_key).value_or(0) < param_number(*b, x_key).value_or(0);
+      return param_number(a->params, x_key).value_or(0) <
+             param_number(b->params, x_key).value_or(0);
     });
     svg::Series s;
     s.name = name;
     for (const auto* p : pts) {
-      const auto x = param_number(*p, x_key);
+      const auto x = param_number(p->params, x_key);
       const auto v = y(*p);
       if (!x || !v) continue;
       s.x.push_back(*x);
       s.y.push_back(*v);
       s.point_titles.push_back(fmt::format("{}: {} {}, {}", name, x_word,
-                                           format_json_value(p->params[x_key]), format_sig(*v, 4)));
+                                           param_string(p->params, x_key), format_sig(*v, 4)));
     }
     if (!s.x.empty()) out.push_back(std::move(s));
   }
@@ -177,7 +174,7 @@ Points ok_points(const Points& points) {
 std::vector<double> x_values(const Points& points, const std::string& key) {
   std::vector<double> xs;
   for (const auto* p : points) {
-    if (const auto v = param_number(*p, key)) xs.push_back(*v);
+    if (const auto v = param_number(p->params, key)) xs.push_back(*v);
   }
   return xs;
 }
@@ -213,9 +210,9 @@ std::string axis_label(const AxisSpec& axis, const Points& points) {
   bool equal = !axis.companions.empty() && !axis.equal_label.empty();
   for (const auto* p : points) {
     for (const auto& c : axis.companions) {
-      if (!p->params.contains(c) || !p->params.contains(axis.param) ||
-          p->params[c] != p->params[axis.param])
-        equal = false;
+      const ParamValue* companion = p->params.find(c);
+      const ParamValue* value = p->params.find(axis.param);
+      if (companion == nullptr || value == nullptr || *companion != *value) equal = false;
     }
   }
   if (equal) return axis.equal_label;

@@ -57,7 +57,7 @@ void add_oom_lines(svg::LineChart& m, const Points& all, const AxisSpec& axis,
   std::map<std::string, double> first_oom;
   for (const auto* p : all) {
     if (p->status != Status::oom) continue;
-    const auto x = json_number(p->params, axis.param);
+    const auto x = param_number(p->params, axis.param);
     if (!x) continue;
     const std::string name = series_name(*p, keys, with_gpus);
     if (!first_oom.count(name) || *x < first_oom[name]) first_oom[name] = *x;
@@ -87,7 +87,7 @@ Points thin_bars(Points usable, const std::string& x) {
   std::map<double, std::set<int>> counts;
   std::set<int> all_counts;
   for (const auto* p : usable) {
-    counts[json_number(p->params, x).value_or(0)].insert(p->gpus);
+    counts[param_number(p->params, x).value_or(0)].insert(p->gpus);
     all_counts.insert(p->gpus);
   }
   double chosen = counts.rbegin()->first;
@@ -99,7 +99,7 @@ Points thin_bars(Points usable, const std::string& x) {
   }
   Points keep;
   for (const auto* p : usable) {
-    if (json_number(p->params, x).value_or(0) == chosen) keep.push_back(p);
+    if (param_number(p->params, x).value_or(0) == chosen) keep.push_back(p);
   }
   if (keep.size() > kMaxBars) keep.resize(kMaxBars);
   return keep;
@@ -135,7 +135,7 @@ svg::StackedBarChart breakdown_chart(const std::string& workload, const ChartSpe
     std::string cat = gpus_label(p->gpus);
     if (axis != nullptr && p->params.contains(axis->param)) {
       cat += "\n" + (axis->word.empty() ? axis->param : axis->word) + " " +
-             format_json_value(p->params[axis->param]);
+             param_string(p->params, axis->param);
     }
     c.categories.push_back(cat);
   }
@@ -196,7 +196,7 @@ void breakdown_charts(const RunResult& run, const std::string& workload,
     if (usable.empty()) continue;
     std::stable_sort(usable.begin(), usable.end(), [&](const PointResult* a, const PointResult* b) {
       if (a->gpus != b->gpus) return a->gpus < b->gpus;
-      return json_number(a->params, x).value_or(0) < json_number(b->params, x).value_or(0);
+      return param_number(a->params, x).value_or(0) < param_number(b->params, x).value_or(0);
     });
     svg::StackedBarChart c = breakdown_chart(workload, spec, axis, thin_bars(usable, x));
     c.subtitle = label;

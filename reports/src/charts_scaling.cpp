@@ -90,14 +90,14 @@ std::vector<Curve> reduce(std::vector<Curve> all, const std::vector<std::string>
   std::map<std::string, Curve> best;
   std::vector<std::string> keep_order;
   for (const auto& c : all) {
-    Json rest = c.series->params;
+    Params rest = c.series->params;
     for (const auto& k : axis_params) rest.erase(k);
     const std::string key = rest.dump();
-    const double size = json_number(c.series->params, size_key).value_or(0);
+    const double size = param_number(c.series->params, size_key).value_or(0);
     if (!best.count(key)) {
       keep_order.push_back(key);
       best[key] = c;
-    } else if (size > json_number(best[key].series->params, size_key).value_or(0)) {
+    } else if (size > param_number(best[key].series->params, size_key).value_or(0)) {
       best[key] = c;
     }
   }

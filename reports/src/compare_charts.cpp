@@ -91,7 +91,7 @@ std::vector<ParamSet> reduce_sets(std::vector<ParamSet> sets, const Presentation
   std::vector<ParamSet> best;
   std::map<std::string, std::size_t> where;
   for (auto& s : sets) {
-    Json rest = s.params;
+    Params rest = s.params;
     for (const auto& k : moving) rest.erase(k);
     const auto [it, fresh] = where.emplace(rest.dump(), best.size());
     if (fresh) {

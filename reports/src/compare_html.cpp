@@ -129,11 +129,11 @@ std::vector<std::string> merged_params(const Presentation& presentation) {
 
 std::string params_text(const Params& params, const std::vector<std::string>& keys,
                         const Presentation& presentation) {
-  if (!params.is_object()) return "-";
   const std::vector<std::string> merged = merged_params(presentation);
   bool merge = !merged.empty();
   for (const auto& k : merged) {
-    merge = merge && params.contains(k) && params[k] == params[merged.front()] &&
+    const ParamValue* value = params.find(k);
+    merge = merge && value != nullptr && *value == params.at(merged.front()) &&
             std::find(keys.begin(), keys.end(), k) != keys.end();
   }
   std::string joined;
@@ -144,28 +144,10 @@ std::string params_text(const Params& params, const std::vector<std::string>& ke
     if (merge && k != merged.front() &&
         std::find(merged.begin(), merged.end(), k) != merged.end())
       continue;
-    const Json& v = params[k];
     out += (out.empty() ? "" : " ") + (merge && k == merged.front() ? joined : k) + "=" +
-           (v.is_string() ? v.get<std::string>() : v.dump());
+           params.str(k);
   }
   return out.empty() ? "-" : out;
-}
-
-std::vector<std::string> varying_keys(const std::vector<const Params*>& params) {
-  std::map<std::string, std::set<std::string>> values;
-  std::map<std::string, std::size_t> present;
-  for (const Params* p : params) {
-    if (!p->is_object()) continue;
-    for (auto it = p->begin(); it != p->end(); ++it) {
-      values[it.key()].insert(it.value().dump());
-      ++present[it.key()];
-    }
-  }
-  std::vector<std::string> out;
-  for (const auto& [key, distinct] : values) {
-    if (distinct.size() > 1 || present[key] < params.size()) out.push_back(key);
-  }
-  return out;
 }
 
 std::set<std::string> axis_params(const Presentation& presentation) {
@@ -196,7 +178,7 @@ std::string set_label(const Params& params, const std::vector<std::string>& keys
   }
   std::string out = params_short_label(params, shown);
   for (const auto& k : bytes) {
-    if (const auto b = json_number(params, k)) {
+    if (const auto b = param_number(params, k)) {
       out += (out.empty() ? "" : " · ") + format_bytes_iec(*b);
     }
   }
@@ -205,7 +187,7 @@ std::string set_label(const Params& params, const std::vector<std::string>& keys
 
 std::optional<double> size_value(const Params& params, const Presentation& presentation) {
   for (const AxisSpec& a : presentation.axes) {
-    if (const auto v = json_number(params, a.param)) return v;
+    if (const auto v = param_number(params, a.param)) return v;
   }
   return std::nullopt;
 }
@@ -269,10 +251,10 @@ std::string quantity_caption(const Quantity& q, bool with_change) {
 std::string fixed_params_text(const std::vector<const Params*>& params,
                               const std::vector<std::string>& vary,
                               const Presentation& presentation) {
-  if (params.empty() || !params[0]->is_object()) return {};
+  if (params.empty()) return {};
   std::vector<std::string> fixed;
-  for (auto it = params[0]->begin(); it != params[0]->end(); ++it) {
-    if (std::find(vary.begin(), vary.end(), it.key()) == vary.end()) fixed.push_back(it.key());
+  for (const auto& [key, value] : *params[0]) {
+    if (std::find(vary.begin(), vary.end(), key) == vary.end()) fixed.push_back(key);
   }
   return fixed.empty() ? std::string() : params_text(*params[0], fixed, presentation);
 }

@@ -10,6 +10,7 @@
 
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/reports/compare_report.hpp"
+#include "mgbench/reports/format.hpp"
 #include "mgbench/reports/svg.hpp"
 
 namespace mgbench::reports::cmp {
@@ -60,8 +61,6 @@ std::string p_value_text(double p);
 // shown once ("m=n=k=4096").
 std::string params_text(const Params& params, const std::vector<std::string>& keys,
                         const Presentation& presentation);
-// Keys whose values differ between `params` (or that some lack), in key order.
-std::vector<std::string> varying_keys(const std::vector<const Params*>& params);
 // A label of a parameter set for charts: the `keys` given, byte axes in binary units.
 std::string set_label(const Params& params, const std::vector<std::string>& keys,
                       const Presentation& presentation);

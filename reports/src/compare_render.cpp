@@ -93,12 +93,11 @@ std::string optional_text(const std::optional<double>& value, bool as_percent = 
 }  // namespace
 
 std::string format_params(const Params& params) {
-  if (!params.is_object() || params.empty()) return "-";
+  if (params.empty()) return "-";
   std::string text;
-  for (auto it = params.begin(); it != params.end(); ++it) {
+  for (const auto& [key, value] : params) {
     if (!text.empty()) text += " ";
-    text += it.key() + "=" +
-            (it.value().is_string() ? it.value().get<std::string>() : it.value().dump());
+    text += key + "=" + value.str();
   }
   return text;
 }

@@ -292,7 +292,7 @@ std::string efficiency_table(const Context& ctx, const std::string& workload) {
   if (rows.empty()) return {};
   // Numeric order of the parameters (batch 32 before 128), then GPU count.
   std::stable_sort(rows.begin(), rows.end(), [](const EfficiencyRow* a, const EfficiencyRow* b) {
-    if (const int c = compare_values(a->params, b->params)) return c < 0;
+    if (const int c = compare_values(Json(a->params), Json(b->params))) return c < 0;
     return a->gpus < b->gpus;
   });
   const auto vary = varying_keys(params);

@@ -79,7 +79,7 @@ std::vector<Candidate> candidates_of(const Context& ctx, const SizeSpec& spec,
   std::vector<std::string> split_order;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     for (const auto* p : runs[r]) {
-      if (!json_number(p->params, spec.axis.param) || !y_of(spec, *p)) continue;
+      if (!param_number(p->params, spec.axis.param) || !y_of(spec, *p)) continue;
       const std::string label =
           split_keys.empty() ? "" : set_label(p->params, split_keys, presentation);
       auto so = std::find(split_order.begin(), split_order.end(), label);
@@ -101,7 +101,7 @@ std::vector<Candidate> candidates_of(const Context& ctx, const SizeSpec& spec,
   const auto distinct_x = [&](const Candidate& c) {
     std::set<double> xs;
     for (const auto& pts : c.by_run) {
-      for (const auto* p : pts) xs.insert(*json_number(p->params, spec.axis.param));
+      for (const auto* p : pts) xs.insert(*param_number(p->params, spec.axis.param));
     }
     return xs.size();
   };
@@ -143,7 +143,7 @@ std::vector<Candidate> choose(const std::vector<Candidate>& candidates, std::siz
 svg::LineChart size_chart(const Context& ctx, const SizeSpec& spec, const Candidate& cand) {
   std::vector<double> xs;
   for (const auto& pts : cand.by_run) {
-    for (const auto* p : pts) xs.push_back(*json_number(p->params, spec.axis.param));
+    for (const auto* p : pts) xs.push_back(*param_number(p->params, spec.axis.param));
   }
   svg::LineChart c;
   c.title = spec.title;
@@ -157,13 +157,14 @@ svg::LineChart size_chart(const Context& ctx, const SizeSpec& spec, const Candid
     Points pts = cand.by_run[r];
     if (pts.empty()) continue;
     std::stable_sort(pts.begin(), pts.end(), [&](const PointResult* a, const PointResult* b) {
-      return *json_number(a->params, spec.axis.param) < *json_number(b->params, spec.axis.param);
+      return *param_number(a->params, spec.axis.param) <
+             *param_number(b->params, spec.axis.param);
     });
     svg::Series s;
     s.name = ctx.labels[r];
     s.colour = run_colour(r);
     for (const auto* p : pts) {
-      const double x = *json_number(p->params, spec.axis.param);
+      const double x = *param_number(p->params, spec.axis.param);
       const double y = *y_of(spec, *p);
       add_point(ctx, r, *p, x, y,
                 fmt::format("{} · {}: {} {}, {} {}", s.name, gpus_label(cand.gpus), word,

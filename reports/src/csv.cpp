@@ -25,6 +25,16 @@ std::string cell(const Json& v) {
 
 std::string cell(const std::optional<double>& v) { return v ? format_exact(*v) : ""; }
 
+std::string cell(const ParamValue& v) { return cell(v.to_json()); }
+
+std::set<std::string> param_keys_of(const RunResult& run) {
+  std::set<std::string> keys;
+  for (const auto& p : run.points) {
+    for (const auto& entry : p.params) keys.insert(entry.first);
+  }
+  return keys;
+}
+
 std::set<std::string> keys_of(const RunResult& run, const Json PointResult::*member, bool scalars) {
   std::set<std::string> keys;
   for (const auto& p : run.points) {
@@ -38,31 +48,42 @@ std::set<std::string> keys_of(const RunResult& run, const Json PointResult::*mem
   return keys;
 }
 
-}  // namespace
+// The columns a run's points share: their parameters, metrics and verification values.
+struct CsvColumns {
+  std::set<std::string> params, metrics, verification;
+};
 
-void write_csv(const RunResult& run, std::ostream& out) {
-  const auto param_keys = keys_of(run, &PointResult::params, false);
-  const auto metric_keys = keys_of(run, &PointResult::metrics, false);
-  const auto verify_keys = keys_of(run, &PointResult::verification, true);
+void write_header(const CsvColumns& c, std::ostream& out) {
   std::vector<std::string> header = {"index",  "workload", "gpus",   "devices",
                                      "status", "noisy",    "message"};
-  for (const auto& k : param_keys) header.push_back("param." + k);
+  for (const auto& k : c.params) header.push_back("param." + k);
   for (const char* h : {"samples", "ops_per_sample", "median_s", "mean_s", "min_s", "max_s",
                         "stdev_s", "rel_stdev", "p05_s", "p95_s", "ci_low_s", "ci_high_s"}) {
     header.push_back(h);
   }
-  for (const auto& k : metric_keys) header.push_back("metric." + k);
+  for (const auto& k : c.metrics) header.push_back("metric." + k);
   for (const char* h :
        {"speedup", "efficiency", "karp_flatt", "marginal_efficiency", "peak_memory_bytes"}) {
     header.push_back(h);
   }
-  for (const auto& k : verify_keys) header.push_back("verification." + k);
+  for (const auto& k : c.verification) header.push_back("verification." + k);
   for (const char* h : {tk::kAvgPowerW, "max_temp_c", tk::kSmClock.key, tk::kThrottleFraction,
                         tk::kEnergyJ, "wall_s", "started_at"}) {
     header.push_back(h);
   }
   for (std::size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_field(header[i]);
   out << "\r\n";
+}
+
+}  // namespace
+
+void write_csv(const RunResult& run, std::ostream& out) {
+  const CsvColumns c{param_keys_of(run), keys_of(run, &PointResult::metrics, false),
+                     keys_of(run, &PointResult::verification, true)};
+  const auto& param_keys = c.params;
+  const auto& metric_keys = c.metrics;
+  const auto& verify_keys = c.verification;
+  write_header(c, out);
 
   std::vector<const PointResult*> points;
   for (const auto& p : run.points) points.push_back(&p);
@@ -82,7 +103,8 @@ void write_csv(const RunResult& run, std::ostream& out) {
     row.push_back(p->noisy ? "true" : "false");
     row.push_back(csv_field(p->message));
     for (const auto& k : param_keys) {
-      row.push_back(p->params.is_object() && p->params.contains(k) ? cell(p->params[k]) : "");
+      const ParamValue* v = p->params.find(k);
+      row.push_back(v != nullptr ? cell(*v) : "");
     }
     const Statistics& s = p->stats;
     const bool have = s.n > 0;

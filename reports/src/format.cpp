@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -154,13 +155,52 @@ std::string json_string(const Json& object, const std::string& key, const std::s
   return format_json_value(*it);
 }
 
-std::string params_label(const Json& params, const std::vector<std::string>& only) {
+std::string format_param_value(const ParamValue& value) {
+  return format_json_value(value.to_json());
+}
+
+std::optional<double> param_number(const Params& params, const std::string& key) {
+  const ParamValue* v = params.find(key);
+  if (v == nullptr || !v->is_number() || !std::isfinite(v->number())) return std::nullopt;
+  return v->number();
+}
+
+std::string param_string(const Params& params, const std::string& key,
+                         const std::string& fallback) {
+  const ParamValue* v = params.find(key);
+  return v == nullptr ? fallback : format_param_value(*v);
+}
+
+bool params_subset(const Params& part, const Params& whole) {
+  return std::all_of(part.begin(), part.end(), [&](const auto& entry) {
+    const ParamValue* value = whole.find(entry.first);
+    return value != nullptr && *value == entry.second;
+  });
+}
+
+std::vector<std::string> varying_keys(const std::vector<const Params*>& params) {
+  std::set<std::string> keys;
+  for (const Params* p : params) {
+    for (const auto& entry : *p) keys.insert(entry.first);
+  }
+  std::vector<std::string> out;
+  for (const auto& key : keys) {
+    const ParamValue* first = params.front()->find(key);
+    const bool varies = std::any_of(params.begin(), params.end(), [&](const Params* p) {
+      const ParamValue* value = p->find(key);
+      return value == nullptr || first == nullptr || *value != *first;
+    });
+    if (varies) out.push_back(key);
+  }
+  return out;
+}
+
+std::string params_label(const Params& params, const std::vector<std::string>& only) {
   std::string out;
-  if (!params.is_object()) return out;
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    if (!only.empty() && std::find(only.begin(), only.end(), it.key()) == only.end()) continue;
+  for (const auto& [key, value] : params) {
+    if (!only.empty() && std::find(only.begin(), only.end(), key) == only.end()) continue;
     if (!out.empty()) out += ' ';
-    out += it.key() + "=" + format_json_value(it.value());
+    out += key + "=" + format_param_value(value);
   }
   return out;
 }
@@ -172,33 +212,30 @@ std::string format_plain(double value) {
   return format_sig(value, 4);
 }
 
-std::string params_short_label(const Json& params, const std::vector<std::string>& keys) {
-  if (!params.is_object()) return {};
+std::string params_short_label(const Params& params, const std::vector<std::string>& keys) {
   const auto wanted = [&](const std::string& k) {
     return keys.empty() || std::find(keys.begin(), keys.end(), k) != keys.end();
   };
   const bool square = params.contains("m") && params.contains("n") && params.contains("k") &&
-                      params["m"] == params["n"] && params["n"] == params["k"];
+                      params.at("m") == params.at("n") && params.at("n") == params.at("k");
   std::vector<std::string> text_parts, other_parts;
   bool size_done = false;
-  for (auto it = params.begin(); it != params.end(); ++it) {
-    const std::string& k = it.key();
+  for (const auto& [k, v] : params) {
     if (!wanted(k)) continue;
-    const Json& v = it.value();
     if (square && (k == "m" || k == "n" || k == "k")) {
-      if (!size_done) other_parts.push_back("size " + format_json_value(params["m"]));
+      if (!size_done) other_parts.push_back("size " + format_param_value(params.at("m")));
       size_done = true;
       continue;
     }
-    if (k == "shape" && v.is_string() && v.get<std::string>() == "square" && square) continue;
+    if (k == "shape" && v.is_text() && v.text() == "square" && square) continue;
     if (k == "inplace" && v.is_boolean()) {
-      other_parts.push_back(v.get<bool>() ? "in-place" : "out-of-place");
-    } else if (v.is_string()) {
-      text_parts.push_back(v.get<std::string>());
+      other_parts.push_back(v.boolean() ? "in-place" : "out-of-place");
+    } else if (v.is_text()) {
+      text_parts.push_back(v.text());
     } else if (v.is_boolean()) {
-      other_parts.push_back(k + (v.get<bool>() ? " on" : " off"));
+      other_parts.push_back(k + (v.boolean() ? " on" : " off"));
     } else {
-      other_parts.push_back(k + " " + format_json_value(v));
+      other_parts.push_back(k + " " + format_param_value(v));
     }
   }
   std::string out;

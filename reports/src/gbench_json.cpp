@@ -170,11 +170,7 @@ void add_point(Json& benchmarks, const Instance& in, const PointResult& point) {
 
 std::string gbench_name(const PointResult& point) {
   std::string name = point.workload;
-  if (point.params.is_object()) {
-    for (auto it = point.params.begin(); it != point.params.end(); ++it) {
-      name += "/" + it.key() + ":" + (it->is_string() ? it->get<std::string>() : it->dump());
-    }
-  }
+  for (const auto& [key, value] : point.params) name += "/" + key + ":" + value.str();
   return name + "/gpus:" + std::to_string(point.gpus);
 }
 

@@ -44,8 +44,8 @@ bool all_equal(const Points& points, const std::vector<std::string>& keys) {
   if (keys.empty()) return false;
   for (const auto* p : points) {
     for (const auto& k : keys) {
-      if (!p->params.is_object() || !p->params.contains(k)) return false;
-      if (p->params[k] != p->params[keys.front()]) return false;
+      const ParamValue* value = p->params.find(k);
+      if (value == nullptr || *value != p->params.at(keys.front())) return false;
     }
   }
   return true;
@@ -135,10 +135,10 @@ std::string metric_cell(const PointResult& p, const ColumnSpec& c) {
 
 std::string param_cell(const PointResult& p, const ColumnSpec& c) {
   if (c.format_ != ValueFormat::text) {
-    const auto v = json_number(p.params, c.key);
+    const auto v = param_number(p.params, c.key);
     return v ? format_value(*v, c.format_, c.digits) : "";
   }
-  return json_string(p.params, c.key);
+  return param_string(p.params, c.key);
 }
 
 void add_telemetry_cells(std::vector<std::string>& row, const PointResult& p) {
@@ -174,8 +174,7 @@ void add_cells(std::vector<std::string>& row, const TableContext& ctx, const Col
     case ColumnKind::devices: row.push_back(devices_text(p.devices)); break;
     case ColumnKind::params:
       for (const auto& k : ctx.params) {
-        const auto it = p.params.is_object() ? p.params.find(k) : p.params.end();
-        row.push_back(p.params.is_object() && it != p.params.end() ? format_json_value(*it) : "");
+        row.push_back(param_string(p.params, k));
       }
       break;
     case ColumnKind::param: row.push_back(param_cell(p, c)); break;
@@ -209,7 +208,8 @@ void sort_points(Points& points, const std::vector<std::string>& keys) {
   if (keys.empty()) return;
   const auto value = [](const PointResult* p, const std::string& k) -> Json {
     if (k == "gpus") return p->gpus;
-    return p->params.is_object() && p->params.contains(k) ? p->params[k] : Json();
+    const ParamValue* v = p->params.find(k);
+    return v != nullptr ? v->to_json() : Json();
   };
   std::stable_sort(points.begin(), points.end(), [&](const PointResult* a, const PointResult* b) {
     for (const auto& k : keys) {
@@ -245,7 +245,7 @@ std::vector<std::pair<std::string, Points>> split_points(const Points& points,
   return group_in_order(points, [&](const PointResult* p) {
     std::string label;
     for (const auto& k : keys) {
-      const std::string v = json_string(p->params, k);
+      const std::string v = param_string(p->params, k);
       if (!v.empty()) label += (label.empty() ? "" : " ") + v;
     }
     return label;
@@ -296,23 +296,10 @@ std::optional<Table> summary_table(const RunResult& run, const std::string& work
 
 // Parameters that differ between the series (they label the rows and charts).
 std::vector<std::string> series_varying(const std::vector<const ScalingSeries*>& series) {
-  std::set<std::string> keys;
-  for (const auto* s : series) {
-    for (auto it = s->params.begin(); it != s->params.end(); ++it) keys.insert(it.key());
-  }
-  std::vector<std::string> vary;
-  const Json& first = series.front()->params;
-  for (const auto& k : keys) {
-    for (const auto* s : series) {
-      const Json a = s->params.contains(k) ? s->params[k] : Json();
-      const Json b = first.contains(k) ? first[k] : Json();
-      if (a != b) {
-        vary.push_back(k);
-        break;
-      }
-    }
-  }
-  return vary;
+  std::vector<const Params*> params;
+  params.reserve(series.size());
+  for (const auto* s : series) params.push_back(&s->params);
+  return varying_keys(params);
 }
 
 Table scaling_table(const std::string& workload, const std::vector<const ScalingSeries*>& series) {

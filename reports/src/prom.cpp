@@ -118,13 +118,12 @@ Labels point_labels(const RunLabels& names, const PointResult& point) {
   if (one_model && !point.devices.empty()) labels.emplace_back("modelName", model);
   labels.emplace_back("Hostname", names.host);
   std::set<std::string> used(kFixedLabels.begin(), kFixedLabels.end());
-  if (!point.params.is_object()) return labels;
-  for (auto it = point.params.begin(); it != point.params.end(); ++it) {
-    std::string name = prom_label_name(bounded(it.key(), kPromMaxNameBytes));
+  for (const auto& [key, value] : point.params) {
+    std::string name = prom_label_name(bounded(key, kPromMaxNameBytes));
     if (used.count(name)) name = prom_label_name("param_" + name);
     while (used.count(name)) name += '_';
     used.insert(name);
-    labels.emplace_back(name, it->is_string() ? it->get<std::string>() : it->dump());
+    labels.emplace_back(name, value.str());
   }
   return labels;
 }

@@ -21,16 +21,6 @@
 namespace mgbench::reports {
 namespace {
 
-bool subset_of(const Json& series_params, const Json& point_params) {
-  if (!series_params.is_object()) return true;
-  if (!point_params.is_object()) return series_params.empty();
-  for (auto it = series_params.begin(); it != series_params.end(); ++it) {
-    const auto found = point_params.find(it.key());
-    if (found == point_params.end() || *found != it.value()) return false;
-  }
-  return true;
-}
-
 void flatten_into(const Json& v, const std::string& key,
                   std::vector<std::pair<std::string, std::string>>& out) {
   if (v.is_object()) {
@@ -93,7 +83,7 @@ std::vector<const PointResult*> points_of(const RunResult& run, const std::strin
     if (p.workload == workload) keyed.emplace_back(series_params(p, mode), &p);
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    if (const int c = compare_values(a.first, b.first)) return c < 0;
+    if (const int c = compare_values(Json(a.first), Json(b.first))) return c < 0;
     if (a.second->gpus != b.second->gpus) return a.second->gpus < b.second->gpus;
     return a.second->devices < b.second->devices;
   });
@@ -104,36 +94,18 @@ std::vector<const PointResult*> points_of(const RunResult& run, const std::strin
 }
 
 std::vector<std::string> varying_params(const std::vector<const PointResult*>& points) {
-  std::map<std::string, std::vector<Json>> seen;
-  std::set<std::string> keys;
-  for (const auto* p : points) {
-    if (!p->params.is_object()) continue;
-    for (auto it = p->params.begin(); it != p->params.end(); ++it) keys.insert(it.key());
-  }
-  std::vector<std::string> out;
-  for (const auto& k : keys) {
-    std::optional<Json> first;
-    bool varies = false;
-    for (const auto* p : points) {
-      const Json v = p->params.is_object() && p->params.contains(k) ? p->params[k] : Json();
-      if (!first) {
-        first = v;
-      } else if (*first != v) {
-        varies = true;
-        break;
-      }
-    }
-    if (varies) out.push_back(k);
-  }
-  return out;
+  std::vector<const Params*> params;
+  params.reserve(points.size());
+  for (const auto* p : points) params.push_back(&p->params);
+  return varying_keys(params);
 }
 
 std::string fixed_params_label(const std::vector<const PointResult*>& points) {
   if (points.empty()) return {};
   const auto vary = varying_params(points);
   std::vector<std::string> fixed;
-  for (auto it = points.front()->params.begin(); it != points.front()->params.end(); ++it) {
-    if (std::find(vary.begin(), vary.end(), it.key()) == vary.end()) fixed.push_back(it.key());
+  for (const auto& [key, value] : points.front()->params) {
+    if (std::find(vary.begin(), vary.end(), key) == vary.end()) fixed.push_back(key);
   }
   if (fixed.empty()) return {};
   return params_label(points.front()->params, fixed);
@@ -162,8 +134,8 @@ const ScalingRow* scaling_row(const RunResult& run, const PointResult& point) {
   const ScalingRow* best = nullptr;
   std::size_t best_keys = 0;
   for (const ScalingSeries& series : run.scaling) {
-    if (series.workload != point.workload || !subset_of(series.params, point.params)) continue;
-    const std::size_t nkeys = series.params.is_object() ? series.params.size() : 0;
+    if (series.workload != point.workload || !params_subset(series.params, point.params)) continue;
+    const std::size_t nkeys = series.params.size();
     if (best && nkeys <= best_keys) continue;
     for (const ScalingRow& row : series.rows) {
       if (row.gpus == point.gpus && !row_of_twin(row)) {
@@ -178,8 +150,8 @@ const ScalingRow* scaling_row(const RunResult& run, const PointResult& point) {
 
 bool is_numeric_param(const std::vector<const PointResult*>& points, const std::string& key) {
   for (const auto* p : points) {
-    if (p->params.is_object() && p->params.contains(key) && !p->params[key].is_number())
-      return false;
+    const ParamValue* value = p->params.find(key);
+    if (value != nullptr && !value->is_number()) return false;
   }
   return true;
 }

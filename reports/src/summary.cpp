@@ -87,12 +87,9 @@ std::string verdict_body(const RunVerdict& v) {
 // the size axes), nullptr when none.
 const RunVerdict* link_verdict_of(const RunResult& run, const PointResult& point) {
   for (const RunVerdict& v : run.verdicts) {
-    if (v.kind != "link" || v.workload != point.workload || !v.params.is_object()) continue;
-    bool subset = point.params.is_object();
-    for (const auto& [key, value] : v.params.items()) {
-      subset = subset && point.params.contains(key) && point.params.at(key) == value;
+    if (v.kind == "link" && v.workload == point.workload && params_subset(v.params, point.params)) {
+      return &v;
     }
-    if (subset) return &v;
   }
   return nullptr;
 }
@@ -151,21 +148,22 @@ std::string where_text(const PointResult& p, const Presentation& pres,
                        const std::vector<std::string>& numeric,
                        const ScalingSeries* series = nullptr) {
   std::string out;
-  const bool strong = series != nullptr && series->mode == "strong" &&
-                      series->params.is_object() && series->params.contains("global_batch");
+  const bool strong =
+      series != nullptr && series->mode == "strong" && series->params.contains("global_batch");
   const auto companion = [&](const std::string& key) {
     return std::any_of(pres.axes.begin(), pres.axes.end(), [&](const AxisSpec& a) {
       return std::find(a.companions.begin(), a.companions.end(), key) != a.companions.end();
     });
   };
   for (const auto& key : numeric) {
-    if (!p.params.is_object() || !p.params.contains(key) || !p.params[key].is_number()) continue;
+    const ParamValue* param = p.params.find(key);
+    if (param == nullptr || !param->is_number()) continue;
     if (companion(key)) continue;  // moves with its axis (count with bytes, n and k with m)
     const AxisSpec* axis = pres.find_axis(key);
-    const auto value = p.params[key].get<double>();
+    const double value = param->number();
     std::string text = key + " " + format_plain(value);
     if (strong && key == "batch") {
-      text = "global batch " + format_json_value(series->params.at("global_batch")) + " (" +
+      text = "global batch " + param_string(series->params, "global_batch") + " (" +
              format_plain(value) + " per GPU)";
     } else if (axis != nullptr) {
       text = (axis->word.empty() ? axis->label : axis->word) + " " +

@@ -43,7 +43,7 @@ RunResult synthetic_run(double factor, std::uint32_t seed, const std::string& ho
     PointResult p;
     p.index = run.points.size();
     p.workload = "synthetic";
-    p.params = Json{{"size", 4096}};
+    p.params = mgbench::Params{{"size", 4096}};
     p.gpus = gpus;
     for (int d = 0; d < gpus; ++d) p.devices.push_back(d);
     p.samples = samples_around(1e-3 * factor, 25, seed * 10 + static_cast<std::uint32_t>(gpus));

@@ -32,7 +32,7 @@ bool clean_console(const std::string& text) {
          text.find("\nSummary: 0 slower\n") == std::string::npos;
 }
 
-mgbench::PointResult point(std::size_t index, Json params, int gpus, double median) {
+mgbench::PointResult point(std::size_t index, mgbench::Params params, int gpus, double median) {
   mgbench::PointResult p;
   p.index = index;
   p.workload = "synthetic";
@@ -49,9 +49,9 @@ mgbench::RunResult hostile_run(double factor) {
   mgbench::RunResult run;
   run.host = "node" + kHostile;
   run.environment = Json{{"versions", {{"driver", (factor > 1 ? "580" : "570") + kHostile}}}};
-  run.points.push_back(point(0, Json{{"mode", kHostile}}, 1, 1e-3 * factor));
-  run.points.push_back(point(1, Json{{"mode", kHostile}}, 2, 0.6e-3 * factor));
-  auto failed = point(2, Json{{"mode", "other"}}, 1, 1e-3);
+  run.points.push_back(point(0, mgbench::Params{{"mode", kHostile}}, 1, 1e-3 * factor));
+  run.points.push_back(point(1, mgbench::Params{{"mode", kHostile}}, 2, 0.6e-3 * factor));
+  auto failed = point(2, mgbench::Params{{"mode", "other"}}, 1, 1e-3);
   failed.status = mgbench::Status::failed;
   failed.message = kHostile;
   run.points.push_back(failed);
@@ -62,7 +62,8 @@ mgbench::RunResult many_points(std::size_t n, double factor) {
   mgbench::RunResult run;
   run.host = "node";
   for (std::size_t i = 0; i < n; ++i) {
-    run.points.push_back(point(i, Json{{"size", static_cast<int>(i)}}, 1, 1e-3 * factor));
+    run.points.push_back(
+        point(i, mgbench::Params{{"size", static_cast<int>(i)}}, 1, 1e-3 * factor));
   }
   return run;
 }
@@ -105,7 +106,8 @@ TEST_CASE("hostile shapes: each fails with exit 2 in under 2 s and 200 MB") {
   std::ofstream(dir + "/nested.json") << std::string(100000, '[') << std::string(100000, ']');
   std::string wide = "{\"schema_version\":2,\"points\":[";
   for (int i = 0; i < 20000; ++i) {
-    auto p = point(static_cast<std::size_t>(i), Json{{"p" + std::to_string(i), 1}}, 1, 1e-3);
+    auto p =
+        point(static_cast<std::size_t>(i), mgbench::Params{{"p" + std::to_string(i), 1}}, 1, 1e-3);
     p.samples.clear();
     wide += (i ? "," : "") + mgbench::dump_json(Json(p));
   }

@@ -32,8 +32,8 @@ TEST_CASE("a selftest sweep writes every point with its content") {
     INFO("point " << i << ": " << p.params.dump());
     CHECK(p.index == i);
     CHECK(p.workload == "selftest");
-    const std::string behavior = p.params.at("behavior").get<std::string>();
-    const int batch = p.params.at("batch").get<int>();
+    const std::string behavior = p.params.text("behavior");
+    const auto batch = static_cast<int>(p.params.integer("batch"));
     ++seen[{behavior, batch, p.gpus}];
     REQUIRE(p.devices.size() == static_cast<std::size_t>(p.gpus));
     for (int d = 0; d < p.gpus; ++d) CHECK(p.devices[static_cast<std::size_t>(d)] == d);

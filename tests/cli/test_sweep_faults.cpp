@@ -96,7 +96,7 @@ TEST_CASE("megabytes of worker chatter on stdout and stderr never reach the prot
   for (std::size_t i = 0; i < 2; ++i) {
     CHECK(run.points[i].index == i);
     CHECK(run.points[i].status == Status::ok);
-    CHECK(run.points[i].params["behavior"] == (i == 0 ? "chatty" : "ok"));
+    CHECK(run.points[i].params.text("behavior") == (i == 0 ? "chatty" : "ok"));
   }
   std::filesystem::remove_all(out);
 }
@@ -180,7 +180,7 @@ TEST_CASE("a second sweep on a busy or used --out is refused, --force starts ove
   CHECK(forced.err.find("--force: starting over") != std::string::npos);
   const auto fresh = mgbench::load_results(out + "/results.json");
   REQUIRE(fresh.points.size() == 1);
-  CHECK(fresh.points[0].params["behavior"] == "ok");
+  CHECK(fresh.points[0].params.text("behavior") == "ok");
   std::filesystem::remove_all(out);
 }
 

@@ -30,11 +30,10 @@ void require_verified(const std::vector<mgbench::PointResult>& results,
     CAPTURE(r.params.dump(), mgbench::to_string(r.status), r.message, r.verification.dump());
     REQUIRE(r.status == mgbench::Status::ok);
     CHECK(r.params == points[i]);
-    CHECK(r.measured.timing ==
-          mgbench::timing_from_string(points[i].at("timing").get<std::string>()));
+    CHECK(r.measured.timing == mgbench::timing_from_string(points[i].text("timing")));
     CHECK(r.verification.value("ok", false));
     CHECK(r.verification.value("wrong", std::uint64_t{1}) == 0);
-    const std::uint64_t elements = points[i].at("bytes").get<std::uint64_t>() / 4;
+    const auto elements = static_cast<std::uint64_t>(points[i].integer("bytes")) / 4;
     CHECK(r.verification.value("checked", std::uint64_t{0}) == elements);
     REQUIRE(r.stats.median > 0);
     const double per_gpu = 12.0 * static_cast<double>(elements) / r.stats.median / 1e9;

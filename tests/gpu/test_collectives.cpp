@@ -44,7 +44,7 @@ void require_exact_or_waived(const std::vector<mgbench::PointResult>& results,
   for (const auto& r : results) {
     INFO(r.workload << " " << r.params.dump() << " -> " << mgbench::to_string(r.status) << ": "
                     << r.message);
-    if (r.gpus == 1 && r.params.value("inplace", false)) {
+    if (r.gpus == 1 && r.params.contains("inplace") && r.params.boolean("inplace")) {
       CHECK(r.status == mgbench::Status::waived);
       CHECK(r.message.find("moves nothing") != std::string::npos);
       continue;
@@ -55,8 +55,8 @@ void require_exact_or_waived(const std::vector<mgbench::PointResult>& results,
     CHECK(r.metrics.at("algbw_GBps").get<double>() > 0);
     CHECK_FALSE(r.metrics.contains("busbw_GBps"));  // one GPU: no bus
     CHECK(r.metrics.at("count").get<std::uint64_t>() ==
-          r.params.at("bytes").get<std::uint64_t>() /
-              (r.params.at("dtype") == "fp32" || r.params.at("dtype") == "int32" ? 4 : 2));
+          static_cast<std::uint64_t>(r.params.integer("bytes")) /
+              (r.params.text("dtype") == "fp32" || r.params.text("dtype") == "int32" ? 4 : 2));
   }
 }
 
@@ -91,7 +91,7 @@ TEST_CASE("every NCCL collective on one GPU is exact for every dtype and odd siz
 TEST_CASE("every NCCL collective on one GPU verifies every buffer set of a cold rotation",
           "[collective][gpu]") {
   for (const auto& name : kCollectives) {
-    auto points = points_of(name, 1, {{"cache", {Json("cold")}}, {"dtype", {Json("bf16")}}});
+    auto points = points_of(name, 1, {{"cache", {"cold"}}, {"dtype", {"bf16"}}});
     // The largest odd size only: its sets rotate through more than twice the L2 cache.
     points.erase(std::remove_if(points.begin(), points.end(),
                                 [](const Params& p) { return p.at("bytes") != 4194308; }),
@@ -111,11 +111,11 @@ TEST_CASE("every NCCL collective on one GPU verifies every buffer set of a cold 
 TEST_CASE("algo and proto points run on communicators created with NCCL's variables, recorded",
           "[collective][gpu]") {
   // default, then ring / simple, then default again: three stretches of one group.
-  std::vector<Params> points = points_of("allgather", 1, {{"algo", {Json("default")}}});
+  std::vector<Params> points = points_of("allgather", 1, {{"algo", {"default"}}});
   points.resize(1);
   Params forced = points[0];
-  forced["algo"] = "ring";
-  forced["proto"] = "simple";
+  forced.set("algo", "ring");
+  forced.set("proto", "simple");
   points.push_back(forced);
   points.push_back(points[0]);
   ::unsetenv("NCCL_ALGO");
@@ -136,9 +136,9 @@ TEST_CASE("algo and proto points run on communicators created with NCCL's variab
 TEST_CASE("broadcast and reduce on one GPU take root 0 only, root=all gives one point",
           "[collective][gpu]") {
   for (const char* name : {"broadcast", "reduce"}) {
-    const auto all = points_of(name, 1, {{"root", {Json("all")}}});
+    const auto all = points_of(name, 1, {{"root", {"all"}}});
     CHECK(all.size() == points_of(name, 1).size());
-    CHECK(points_of(name, 1, {{"root", {Json("1")}}}).empty());
+    CHECK(points_of(name, 1, {{"root", {"1"}}}).empty());
   }
 }
 

@@ -237,8 +237,8 @@ void require_measured_as_asked(const std::vector<mgbench::PointResult>& results,
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     CAPTURE(r.params.dump(), r.verification.dump(), r.flags.dump());
-    CHECK(r.measured.timing == mgbench::timing_from_string(points[i]["timing"].get<std::string>()));
-    CHECK(r.measured.cache == mgbench::cache_from_string(points[i]["cache"].get<std::string>()));
+    CHECK(r.measured.timing == mgbench::timing_from_string(points[i].text("timing")));
+    CHECK(r.measured.cache == mgbench::cache_from_string(points[i].text("cache")));
     const Json& d = r.extra.at("ranks").at(0).at("details");
     const Json& rotation = d.at("rotation");
     const auto sets = rotation.at("sets").get<std::uint64_t>();

@@ -49,7 +49,7 @@ constexpr int kFailingRank = 2;
 // on rank kFailingRank at the stage its params name.
 class FaultPoint final : public RankPoint {
  public:
-  explicit FaultPoint(RankEnv& env) : env_(env), stage_(env.params->value("stage", "")) {
+  explicit FaultPoint(RankEnv& env) : env_(env), stage_(env.params->text("stage")) {
     fail_here_ = env.rank == kFailingRank;
     throw_if("factory");
     if (cudaMalloc(&data_, 4096) != cudaSuccess) throw std::runtime_error("cudaMalloc");
@@ -213,7 +213,7 @@ class SkipPoint final : public RankPoint {
         cudaMalloc(&out_, 4096 * sizeof(float)) != cudaSuccess) {
       throw std::runtime_error("cudaMalloc");
     }
-    skip_ = env.params->value("skip", false) && env.rank == 1;
+    skip_ = env.params->boolean("skip") && env.rank == 1;
   }
   ~SkipPoint() override {
     (void)cudaFree(in_);

@@ -119,7 +119,7 @@ TEST_CASE("gemm workload: every dtype x impl at 256 cubed is ok (fp8 waived belo
   const auto results = run_gemm(points);
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) {
-    if (r.params.at("dtype") == "fp8" && !device_has_fp8()) {
+    if (r.params.text("dtype") == "fp8" && !device_has_fp8()) {
       CAPTURE(r.message);
       CHECK(r.status == Status::waived);
       continue;
@@ -155,16 +155,16 @@ TEST_CASE("gemm workload: impl=mgbench points record the own kernel and its vers
   for (const auto& r : results) {
     check_ok_with_metrics(r);
     CAPTURE(r.params.dump(), r.extra.dump());
-    if (r.params.at("impl") == "cublas") {
+    if (r.params.text("impl") == "cublas") {
       CHECK_FALSE(r.extra.contains("implementation"));
       continue;
     }
     REQUIRE(r.extra.contains("implementation"));
     const std::string name = r.extra["implementation"]["name"].get<std::string>();
     CHECK(r.extra["implementation"]["version"].get<int>() >= 1);
-    if (r.params.at("dtype") == "fp32") {
+    if (r.params.text("dtype") == "fp32") {
       CHECK(name == "simt_fp32");
-    } else if (r.params.at("k") == 61) {
+    } else if (r.params.integer("k") == 61) {
       CHECK(name == "mma_sync");  // K * 2 bytes not a multiple of 16: no TMA
     } else {
       CHECK((name == "sm90a_wgmma" || name == "mma_sync"));

@@ -59,7 +59,7 @@ TEST_CASE("host- and graph-timed all-reduce give exact sums, and each point reco
   REQUIRE(results.size() == points.size());
   for (const auto& r : results) {
     require_exact(r);
-    CHECK(r.measured.timing == mgbench::timing_from_string(r.params["timing"].get<std::string>()));
+    CHECK(r.measured.timing == mgbench::timing_from_string(r.params.text("timing")));
     CHECK(r.measured.cache == mgbench::CacheMode::hot);
     CHECK(rotation_of(r)["sets"] == 1);
     CHECK(r.metrics["algbw_GBps"].get<double>() > 0);
@@ -134,7 +134,8 @@ TEST_CASE("membw: small arrays rotate when cold, every set verified, in every ti
     CHECK(rot["sets"].get<std::uint64_t>() > 1);
     CHECK(rot["exceeds_2x_l2"] == true);
     CHECK(r.verification["checked"].get<std::uint64_t>() ==
-          (r.params["bytes"].get<std::uint64_t>() / 4) * rot["sets"].get<std::uint64_t>());
+          (static_cast<std::uint64_t>(r.params.integer("bytes")) / 4) *
+              rot["sets"].get<std::uint64_t>());
   }
 }
 
@@ -154,7 +155,7 @@ TEST_CASE("GEMM inputs smaller than L2 rotate when cold and the result still ver
     INFO(r.params.dump() << ": " << r.message);
     REQUIRE(r.status == mgbench::Status::ok);
     const auto sets = rotation_of(r)["sets"].get<std::uint64_t>();
-    CHECK(r.measured.cache == mgbench::cache_from_string(r.params["cache"].get<std::string>()));
+    CHECK(r.measured.cache == mgbench::cache_from_string(r.params.text("cache")));
     if (r.measured.cache == mgbench::CacheMode::cold) {
       CHECK(sets > 1);
     } else {

@@ -80,9 +80,9 @@ TEST_CASE("train_step fp16 on one GPU: replica hash and gradients match FP64", "
 
 TEST_CASE("train_step without overlap, without h2d and accum 1 verifies", "[gpu][train]") {
   Params p = train_point("bf16");
-  p["overlap"] = false;
-  p["h2d"] = false;
-  p["accum"] = 1;
+  p.set("overlap", false);
+  p.set("h2d", false);
+  p.set("accum", 1);
   const auto results = run_train({p});
   REQUIRE(results.size() == 1);
   require_verified(results[0]);
@@ -92,7 +92,7 @@ TEST_CASE("train_step without overlap, without h2d and accum 1 verifies", "[gpu]
 TEST_CASE("train_step with the own all-reduce (impl=mgbench) verifies on one GPU",
           "[gpu][train]") {
   Params p = train_point("bf16");
-  p["impl"] = "mgbench";
+  p.set("impl", "mgbench");
   const auto results = run_train({p});
   REQUIRE(results.size() == 1);
   require_verified(results[0]);
@@ -146,9 +146,9 @@ TEST_CASE("train_step: an impossible configuration is oom and the next point is 
           "[gpu][train]") {
   // 64 layers of 65536 x batch 65536 in fp32: the activations alone are over 1 TB.
   Params huge = train_point("fp32");
-  huge["layers"] = 64;
-  huge["hidden"] = 65536;
-  huge["batch"] = 65536;
+  huge.set("layers", 64);
+  huge.set("hidden", 65536);
+  huge.set("batch", 65536);
   const auto results = run_train({huge, train_point("bf16")});
   REQUIRE(results.size() == 2);
   CAPTURE(results[0].message);
@@ -163,11 +163,11 @@ TEST_CASE("train_step --batch-sizes auto: batches above an OOM are skipped, othe
   settings.batch_auto = true;
   Params small = train_point("fp32");
   Params huge = train_point("fp32");
-  huge["layers"] = 64;
-  huge["hidden"] = 65536;
-  huge["batch"] = 65536;  // over 1 TB of activations: oom
+  huge.set("layers", 64);
+  huge.set("hidden", 65536);
+  huge.set("batch", 65536);  // over 1 TB of activations: oom
   Params larger = huge;
-  larger["batch"] = 131072;  // same series, larger batch: never tried
+  larger.set("batch", 131072);  // same series, larger batch: never tried
   Params other = train_point("bf16");
   const auto results = mgbench::test::run_workload("train_step", {0}, {small, huge, larger, other},
                                                    settings);

@@ -25,8 +25,8 @@ Params small_point(const std::string& strategy, const std::string& dtype = "bf16
   Params p{{"model", "custom"}, {"hidden", 256}, {"heads", 8},  {"kv_heads", 4},
            {"mlp", 512},        {"layers", 2},   {"seq", 128},  {"batch", 2},
            {"accum", 1},        {"dtype", dtype}, {"strategy", strategy}};
-  if (strategy != "tp") p["overlap"] = true;
-  if (strategy == "tp_dp") p["tp_size"] = 2;
+  if (strategy != "tp") p.set("overlap", true);
+  if (strategy == "tp_dp") p.set("tp_size", 2);
   return p;
 }
 
@@ -75,9 +75,9 @@ TEST_CASE("transformer_step accumulates micro-steps and runs without overlap",
   std::vector<Params> points;
   for (const char* s : {"ddp", "fsdp"}) {
     Params p = small_point(s);
-    p["accum"] = 2;
+    p.set("accum", 2);
     points.push_back(p);
-    p["overlap"] = false;
+    p.set("overlap", false);
     points.push_back(p);
   }
   const auto results = run(points);
@@ -88,8 +88,8 @@ TEST_CASE("transformer_step accumulates micro-steps and runs without overlap",
 TEST_CASE("transformer_step with sequences of 12 (scalar softmax rows) and multi-head attention",
           "[gpu][transformer]") {
   Params p = small_point("ddp");
-  p["seq"] = 12;
-  p["kv_heads"] = 8;
+  p.set("seq", 12);
+  p.set("kv_heads", 8);
   const auto results = run({p});
   REQUIRE(results.size() == 1);
   require_verified(results[0]);
@@ -125,9 +125,9 @@ TEST_CASE("transformer_step reports the breakdown, FSDP's parts and its memory",
 TEST_CASE("transformer_step: an impossible configuration is oom, the next point ok",
           "[gpu][transformer]") {
   Params huge = small_point("ddp");
-  huge["model"] = "llama3-70b";
+  huge.set("model", "llama3-70b");
   for (const char* k : {"hidden", "heads", "kv_heads", "mlp"}) huge.erase(k);
-  huge["layers"] = 400;  // 342e9 parameters: over 6 TB of master weights and Adam state
+  huge.set("layers", 400);  // 342e9 parameters: over 6 TB of master weights and Adam state
   const auto results = run({huge, small_point("ddp")});
   REQUIRE(results.size() == 2);
   CAPTURE(results[0].message);

@@ -25,7 +25,7 @@ const std::vector<std::uint64_t> kBytes{4, 28, 4092, 262148, 12582920, 64ull << 
 
 // Every root of broadcast and reduce (root=all) unless `extra` says otherwise.
 std::vector<Params> points_of(const std::string& workload, int gpus, mgbench::AxisValues extra) {
-  if (extra.count("root") == 0) extra["root"] = {Json("all")};
+  if (extra.count("root") == 0) extra["root"] = {"all"};
   return mgbench::test::collective_points(workload, gpus, kBytes, extra);
 }
 
@@ -95,9 +95,9 @@ TEST_CASE("send/recv around the ring is exact on every rank", "[collective][mult
 TEST_CASE("NCCL's ring and simple protocol forced through algo and proto stay exact",
           "[collective][multi_gpu]") {
   for (const char* workload : {"allgather", "reducescatter", "broadcast", "reduce"}) {
-    run_everywhere(workload, {{"algo", {Json("default"), Json("ring")}},
-                              {"proto", {Json("simple")}},
-                              {"dtype", {Json("bf16")}},
-                              {"inplace", {Json(false)}}});
+    run_everywhere(workload, {{"algo", {"default", "ring"}},
+                              {"proto", {"simple"}},
+                              {"dtype", {"bf16"}},
+                              {"inplace", {false}}});
   }
 }

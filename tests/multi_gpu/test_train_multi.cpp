@@ -76,7 +76,7 @@ TEST_CASE("train_step on 2 GPUs: merged buckets match FP64, a bucket reduced twi
           "[multi_gpu][train]") {
   // bucket_mb 25 merges the verification model's layers into buckets.
   Params p = train_point("nccl", true);
-  p["bucket_mb"] = 25;
+  p.set("bucket_mb", 25);
   const auto good = run_group(first_devices(2), {p});
   REQUIRE(good.size() == 1);
   require_replicas_agree(good[0], 2);
@@ -128,9 +128,9 @@ TEST_CASE("train_step nccl on every visible GPU in fp32 and fp16: replicas agree
           "[multi_gpu][train]") {
   const int n = cuda_device_count();
   Params fp32 = train_point("nccl", true);
-  fp32["dtype"] = "fp32";
+  fp32.set("dtype", "fp32");
   Params fp16 = train_point("nccl", true);
-  fp16["dtype"] = "fp16";
+  fp16.set("dtype", "fp16");
   const auto results = run_group(first_devices(n), {fp32, fp16});
   REQUIRE(results.size() == 2);
   require_replicas_agree(results[0], static_cast<std::size_t>(n));
@@ -140,9 +140,9 @@ TEST_CASE("train_step nccl on every visible GPU in fp32 and fp16: replicas agree
 TEST_CASE("train_step on 2 GPUs: an impossible configuration is oom, the next point ok",
           "[multi_gpu][train]") {
   Params huge = train_point("nccl", true);
-  huge["layers"] = 64;
-  huge["hidden"] = 65536;
-  huge["batch"] = 65536;
+  huge.set("layers", 64);
+  huge.set("hidden", 65536);
+  huge.set("batch", 65536);
   const auto results = run_group(first_devices(2), {huge, train_point("nccl", true)});
   REQUIRE(results.size() == 2);
   CAPTURE(results[0].message);
@@ -207,9 +207,9 @@ TEST_CASE("train_step: only one rank runs out of memory, the point is oom, the n
   REQUIRE(free_b > keep);
   REQUIRE(cudaMalloc(&filler, free_b - keep) == cudaSuccess);
   Params big = train_point("nccl", true);
-  big["layers"] = 8;
-  big["hidden"] = 8192;
-  big["batch"] = 8192;  // several GiB per rank: fits an empty GPU, not the filled one
+  big.set("layers", 8);
+  big.set("hidden", 8192);
+  big.set("batch", 8192);  // several GiB per rank: fits an empty GPU, not the filled one
   const auto results = run_group(devices, {big, train_point("nccl", true)});
   (void)cudaSetDevice(victim);
   (void)cudaFree(filler);

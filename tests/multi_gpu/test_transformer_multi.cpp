@@ -31,8 +31,8 @@ Params small_point(const std::string& strategy, bool overlap = true, int accum =
   Params p{{"model", "custom"}, {"hidden", 256},  {"heads", 8},   {"kv_heads", 4},
            {"mlp", 512},        {"layers", 2},    {"seq", 128},   {"batch", 2},
            {"accum", accum},    {"dtype", "bf16"}, {"strategy", strategy}};
-  if (strategy != "tp") p["overlap"] = overlap;
-  if (strategy == "tp_dp") p["tp_size"] = 2;
+  if (strategy != "tp") p.set("overlap", overlap);
+  if (strategy == "tp_dp") p.set("tp_size", 2);
   return p;
 }
 

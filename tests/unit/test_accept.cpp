@@ -33,7 +33,7 @@ PointResult point(std::size_t index, const std::string& workload, int gpus, Stat
   p.workload = workload;
   p.gpus = gpus;
   p.status = status;
-  p.params = Json{{"size", 4096}};
+  p.params = mgbench::Params{{"size", 4096}};
   p.metrics = Json{{"tflops", value}};
   return p;
 }

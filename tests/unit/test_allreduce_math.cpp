@@ -28,8 +28,11 @@ mgbench::PointResult point(int gpus, const std::string& impl, const std::string&
   p.workload = "allreduce";
   p.gpus = gpus;
   p.status = status;
-  p.params = Json{{"bytes", bytes}, {"count", bytes / 4}, {"dtype", dtype}, {"impl", impl},
-                  {"inplace", inplace}};
+  p.params = mgbench::Params{{"bytes", bytes},
+                             {"count", bytes / 4},
+                             {"dtype", dtype},
+                             {"impl", impl},
+                             {"inplace", inplace}};
   p.metrics = Json{{"time_us", 1.0}, {"algbw_GBps", 1.0}, {"busbw_GBps", busbw}};
   return p;
 }
@@ -89,47 +92,47 @@ TEST_CASE("element count rounds down and rejects unknown dtypes", "[allreduce]")
 
 TEST_CASE("expansion skips sizes below one element and adds count", "[allreduce]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(2), Json(8)};
-  values["dtype"] = {Json("fp32"), Json("bf16")};
-  values["impl"] = {Json("nccl")};
-  values["inplace"] = {Json(false)};
+  values["bytes"] = {2, 8};
+  values["dtype"] = {"fp32", "bf16"};
+  values["impl"] = {"nccl"};
+  values["inplace"] = {false};
   const auto points = ar::expand_points(values);
   REQUIRE(points.size() == 3);
   // dtype is the outer loop, then sizes ascending.
-  CHECK(points[0]["dtype"] == "fp32");
-  CHECK(points[0]["bytes"] == 8);
-  CHECK(points[0]["count"] == 2);
-  CHECK(points[1]["dtype"] == "bf16");
-  CHECK(points[1]["bytes"] == 2);
-  CHECK(points[1]["count"] == 1);
-  CHECK(points[2]["count"] == 4);
+  CHECK(points[0].text("dtype") == "fp32");
+  CHECK(points[0].integer("bytes") == 8);
+  CHECK(points[0].integer("count") == 2);
+  CHECK(points[1].text("dtype") == "bf16");
+  CHECK(points[1].integer("bytes") == 2);
+  CHECK(points[1].integer("count") == 1);
+  CHECK(points[2].integer("count") == 4);
 }
 
 TEST_CASE("expansion rounds bytes down to whole elements and removes duplicates",
           "[allreduce]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(8), Json(10)};
-  values["dtype"] = {Json("fp32")};
-  values["impl"] = {Json("nccl")};
-  values["inplace"] = {Json(false)};
+  values["bytes"] = {8, 10};
+  values["dtype"] = {"fp32"};
+  values["impl"] = {"nccl"};
+  values["inplace"] = {false};
   const auto points = ar::expand_points(values);
   REQUIRE(points.size() == 1);
-  CHECK(points[0]["bytes"] == 8);
+  CHECK(points[0].integer("bytes") == 8);
 }
 
 TEST_CASE("expansion gives algo to mgbench points only", "[allreduce]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(1024)};
-  values["dtype"] = {Json("fp32")};
-  values["impl"] = {Json("nccl"), Json("mgbench")};
-  values["inplace"] = {Json(false)};
-  values["algo"] = {Json("one_shot"), Json("two_shot")};
+  values["bytes"] = {1024};
+  values["dtype"] = {"fp32"};
+  values["impl"] = {"nccl", "mgbench"};
+  values["inplace"] = {false};
+  values["algo"] = {"one_shot", "two_shot"};
   const auto points = ar::expand_points(values);
   REQUIRE(points.size() == 3);
-  CHECK(points[0]["impl"] == "nccl");
+  CHECK(points[0].text("impl") == "nccl");
   CHECK_FALSE(points[0].contains("algo"));
-  CHECK(points[1]["algo"] == "one_shot");
-  CHECK(points[2]["algo"] == "two_shot");
+  CHECK(points[1].text("algo") == "one_shot");
+  CHECK(points[2].text("algo") == "two_shot");
 }
 
 TEST_CASE("plateau is the median busbw over ok sizes of at least 64 MiB", "[allreduce]") {
@@ -258,14 +261,14 @@ TEST_CASE("a 1-rank in-place all-reduce is waived with its reason, nothing else 
 
 TEST_CASE("all-reduce points multiply by the chosen timing methods and cache modes", "[allreduce]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(1024)};
-  values["timing"] = {Json("device"), Json("host")};
-  values["cache"] = {Json("cold")};
+  values["bytes"] = {1024};
+  values["timing"] = {"device", "host"};
+  values["cache"] = {"cold"};
   const auto points = ar::expand_points(values);
   REQUIRE(points.size() == 2);
-  CHECK(points[0]["timing"] == "device");
-  CHECK(points[1]["timing"] == "host");
-  CHECK(points[1]["cache"] == "cold");
+  CHECK(points[0].text("timing") == "device");
+  CHECK(points[1].text("timing") == "host");
+  CHECK(points[1].text("cache") == "cold");
 }
 
 TEST_CASE("plateau rows never pool points timed or cached differently", "[allreduce]") {

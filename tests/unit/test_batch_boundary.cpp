@@ -23,7 +23,7 @@ TEST_CASE("batch boundary: the series key ignores only the batch") {
   CHECK(BatchBoundary::series_key(point(8)) == BatchBoundary::series_key(point(4096)));
   CHECK(BatchBoundary::series_key(point(8)) != BatchBoundary::series_key(point(8, "fp16")));
   CHECK(BatchBoundary::series_key(point(8)).find("batch") == std::string::npos);
-  const Params no_batch = Json{{"dtype", "bf16"}, {"layers", 8}};
+  const Params no_batch{{"dtype", "bf16"}, {"layers", 8}};
   CHECK(BatchBoundary::series_key(no_batch) == BatchBoundary::series_key(point(16)));
 }
 
@@ -65,7 +65,7 @@ TEST_CASE("batch boundary: the smallest OOM batch wins and other statuses do not
 
 TEST_CASE("batch boundary: points without a batch are never skipped nor recorded") {
   BatchBoundary boundary;
-  const Params no_batch = Json{{"dtype", "bf16"}, {"layers", 8}};
+  const Params no_batch{{"dtype", "bf16"}, {"layers", 8}};
   boundary.record(no_batch, Status::oom);
   CHECK(boundary.skip_reason(no_batch).empty());
   CHECK(boundary.skip_reason(point(1 << 20)).empty());

@@ -79,8 +79,8 @@ mgbench::PointResult plateau_point(int gpus, std::uint64_t bytes, double busbw, 
   p.workload = "broadcast";
   p.gpus = gpus;
   p.status = mgbench::Status::ok;
-  p.params = Json{{"bytes", bytes}, {"dtype", "fp32"}, {"inplace", false}, {"root", root},
-                  {"algo", "default"}, {"proto", "default"}};
+  p.params = mgbench::Params{{"bytes", bytes}, {"dtype", "fp32"},   {"inplace", false},
+                             {"root", root},   {"algo", "default"}, {"proto", "default"}};
   p.metrics = Json{{"busbw_GBps", busbw}};
   return p;
 }
@@ -212,36 +212,36 @@ TEST_CASE("input values are never zero, narrow ones within 2, wide ones span 128
 
 TEST_CASE("roots: a rank of the group, every rank for 'all', nothing beyond the group",
           "[collective]") {
-  CHECK(co::roots_of(Json("all"), 3) == std::vector<int>{0, 1, 2});
-  CHECK(co::roots_of(Json("2"), 4) == std::vector<int>{2});
-  CHECK(co::roots_of(Json(2), 4) == std::vector<int>{2});
-  CHECK(co::roots_of(Json("4"), 4).empty());
-  CHECK_THROWS_AS(co::roots_of(Json("-1"), 4), mgbench::UsageError);
-  CHECK_THROWS_AS(co::roots_of(Json("first"), 4), mgbench::UsageError);
+  CHECK(co::roots_of("all", 3) == std::vector<int>{0, 1, 2});
+  CHECK(co::roots_of("2", 4) == std::vector<int>{2});
+  CHECK(co::roots_of(2, 4) == std::vector<int>{2});
+  CHECK(co::roots_of("4", 4).empty());
+  CHECK_THROWS_AS(co::roots_of("-1", 4), mgbench::UsageError);
+  CHECK_THROWS_AS(co::roots_of("first", 4), mgbench::UsageError);
 }
 
 TEST_CASE("expansion per GPU count: roots of the group, no size below one element per rank",
           "[collective]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(8), Json(64)};
-  values["dtype"] = {Json("fp32")};
-  values["inplace"] = {Json(false)};
-  values["root"] = {Json("all")};
-  values["algo"] = {Json("default")};
-  values["proto"] = {Json("default")};
+  values["bytes"] = {8, 64};
+  values["dtype"] = {"fp32"};
+  values["inplace"] = {false};
+  values["root"] = {"all"};
+  values["algo"] = {"default"};
+  values["proto"] = {"default"};
   const auto on4 = co::expand_points(Kind::broadcast, values, 4);
   REQUIRE(on4.size() == 8);  // two sizes x four roots
-  CHECK(on4.front()["root"] == 0);
-  CHECK(on4.back()["root"] == 3);
+  CHECK(on4.front().integer("root") == 0);
+  CHECK(on4.back().integer("root") == 3);
   CHECK_FALSE(on4.front().contains("count"));
   // All-gather of 8 bytes of fp32 on 4 GPUs: less than one element per rank.
   values.erase("root");
   const auto ag = co::expand_points(Kind::allgather, values, 4);
   REQUIRE(ag.size() == 1);
-  CHECK(ag[0]["bytes"] == 64);
+  CHECK(ag[0].integer("bytes") == 64);
   CHECK(co::expand_points(Kind::allgather, values, 2).size() == 2);
   // All-to-all has no in-place variant: the axis adds nothing.
-  values["inplace"] = {Json(false), Json(true)};
+  values["inplace"] = {false, true};
   for (const auto& p : co::expand_points(Kind::alltoall, values, 1)) {
     CHECK_FALSE(p.contains("inplace"));
   }
@@ -249,15 +249,15 @@ TEST_CASE("expansion per GPU count: roots of the group, no size below one elemen
 
 TEST_CASE("expansion keeps points of one NCCL environment together", "[collective]") {
   mgbench::AxisValues values;
-  values["bytes"] = {Json(1024), Json(2048)};
-  values["dtype"] = {Json("fp32"), Json("bf16")};
-  values["inplace"] = {Json(false)};
-  values["algo"] = {Json("default"), Json("ring")};
-  values["proto"] = {Json("default")};
+  values["bytes"] = {1024, 2048};
+  values["dtype"] = {"fp32", "bf16"};
+  values["inplace"] = {false};
+  values["algo"] = {"default", "ring"};
+  values["proto"] = {"default"};
   const auto points = co::expand_points(Kind::allgather, values, 2);
   REQUIRE(points.size() == 8);
   for (std::size_t i = 0; i < points.size(); ++i) {
-    CHECK(points[i]["algo"] == (i < 4 ? "default" : "ring"));
+    CHECK(points[i].text("algo") == (i < 4 ? "default" : "ring"));
   }
   mgbench::GroupSpec spec;
   for (std::size_t i = 0; i < points.size(); ++i) spec.points.push_back({i, points[i]});

@@ -39,7 +39,7 @@ PointResult make_point(const std::string& workload, int size, int gpus, double m
   PointResult p;
   p.index = static_cast<std::size_t>(seed);
   p.workload = workload;
-  p.params = Json{{"size", size}};
+  p.params = mgbench::Params{{"size", size}};
   p.gpus = gpus;
   for (int d = 0; d < gpus; ++d) p.devices.push_back(d);
   p.samples = samples_around(median_s, 0.002, n, seed);
@@ -67,7 +67,7 @@ RunResult make_run(double factor, std::uint32_t seed_offset = 0) {
 
 const mgbench::PointComparison& only_point(const mgbench::Comparison& cmp, int size) {
   for (const auto& p : cmp.points) {
-    if (p.params.at("size") == size) return p;
+    if (p.params.integer("size") == size) return p;
   }
   FAIL("no point with size " << size);
   throw std::logic_error("unreachable");
@@ -206,7 +206,7 @@ TEST_CASE("compare: unmatched points are reported on both sides", "[compare]") {
   const auto cmp = mgbench::compare_runs(base, next);
   CHECK(cmp.points.size() == 2);
   REQUIRE(cmp.only_in_base.size() == 1);
-  CHECK(cmp.only_in_base[0].params.at("size") == 4096);
+  CHECK(cmp.only_in_base[0].params.integer("size") == 4096);
   REQUIRE(cmp.only_in_new.size() == 1);
   CHECK(cmp.only_in_new[0].gpus == 2);
 }

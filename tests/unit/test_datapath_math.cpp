@@ -25,7 +25,8 @@ mgbench::PointResult h2d_point(int gpus, const std::string& numa, double per_gpu
   p.workload = "h2d";
   p.gpus = gpus;
   for (int d = 0; d < gpus; ++d) p.devices.push_back(d);
-  p.params = Json{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", numa}, {"bytes", kGiB}};
+  p.params =
+      mgbench::Params{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", numa}, {"bytes", kGiB}};
   p.metrics = Json{{"GBps_per_gpu", per_gpu}, {"link_GBps", link}};
   return p;
 }
@@ -188,7 +189,7 @@ TEST_CASE("matrix stats skip the diagonal and nulls, and the p2p summary takes t
     mgbench::PointResult p;
     p.gpus = gpus;
     for (int d = 0; d < gpus; ++d) p.devices.push_back(d + 4);
-    p.params = Json{{"engine", "ce"}, {"direction", "uni"}, {"bytes", 64}};
+    p.params = mgbench::Params{{"engine", "ce"}, {"direction", "uni"}, {"bytes", 64}};
     Json bw = Json::array(), lat = Json::array();
     for (int i = 0; i < gpus; ++i) {
       Json row = Json::array(), lrow = Json::array();

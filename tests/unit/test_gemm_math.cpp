@@ -17,6 +17,7 @@
 using mgbench::AxisValues;
 using mgbench::Json;
 using mgbench::Params;
+using mgbench::ParamValue;
 using mgbench::bench::expand_gemm_points;
 using mgbench::bench::gemm_allowed_error;
 using mgbench::bench::gemm_metrics;
@@ -26,12 +27,12 @@ using mgbench::kernels::DType;
 
 namespace {
 
-std::vector<Json> ints(std::vector<std::int64_t> values) {
-  return std::vector<Json>(values.begin(), values.end());
+std::vector<ParamValue> ints(std::vector<std::int64_t> values) {
+  return std::vector<ParamValue>(values.begin(), values.end());
 }
 
-std::vector<Json> texts(std::vector<std::string> values) {
-  return std::vector<Json>(values.begin(), values.end());
+std::vector<ParamValue> texts(std::vector<std::string> values) {
+  return std::vector<ParamValue>(values.begin(), values.end());
 }
 
 AxisValues axis_values(std::vector<std::int64_t> sizes, std::vector<std::int64_t> batches,
@@ -62,12 +63,12 @@ TEST_CASE("gemm expand: square sizes give M = N = K points for every dtype and i
       axis_values({4096, 8192}, {}, {8192}, {"bf16", "fp32"}, {"cublas", "mgbench"}));
   REQUIRE(points.size() == 8);
   for (const auto& p : points) {
-    CHECK(p.at("shape") == "square");
+    CHECK(p.text("shape") == "square");
     CHECK(p.at("m") == p.at("n"));
     CHECK(p.at("n") == p.at("k"));
   }
-  CHECK(points.front().at("m") == 4096);
-  CHECK(points.back().at("m") == 8192);
+  CHECK(points.front().integer("m") == 4096);
+  CHECK(points.back().integer("m") == 8192);
 }
 
 TEST_CASE("gemm expand: batch points keep batch and hidden, M = batch and N = K = hidden") {
@@ -77,8 +78,8 @@ TEST_CASE("gemm expand: batch points keep batch and hidden, M = batch and N = K 
   // batch then form a series (an "m" would differ per GPU count and form none).
   CHECK(points[0] == Params{{"shape", "batch"}, {"batch", 1}, {"hidden", 4096},
                             {"dtype", "bf16"}, {"impl", "cublas"}});
-  CHECK(points[1].at("batch") == 64);
-  CHECK(points[1].at("shape") == "batch");
+  CHECK(points[1].integer("batch") == 64);
+  CHECK(points[1].text("shape") == "batch");
   const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[1]);
   CHECK(d.m == 64);
   CHECK(d.n == 4096);
@@ -97,13 +98,12 @@ TEST_CASE("gemm expand: batch points cross every hidden size and follow the squa
   const auto points =
       expand_gemm_points(axis_values({512}, {16, 32}, {1024, 2048}, {"fp16"}, {"mgbench"}));
   REQUIRE(points.size() == 5);
-  CHECK(points[0].at("shape") == "square");
+  CHECK(points[0].text("shape") == "square");
   std::set<std::pair<std::int64_t, std::int64_t>> batch_shapes;
   for (std::size_t i = 1; i < points.size(); ++i) {
-    CHECK(points[i].at("shape") == "batch");
+    CHECK(points[i].text("shape") == "batch");
     CHECK_FALSE(points[i].contains("m"));
-    batch_shapes.insert({points[i].at("batch").get<std::int64_t>(),
-                         points[i].at("hidden").get<std::int64_t>()});
+    batch_shapes.insert({points[i].integer("batch"), points[i].integer("hidden")});
   }
   CHECK(batch_shapes.size() == 4);
 }
@@ -113,7 +113,9 @@ TEST_CASE("gemm expand: every dtype is planned for both impls, fp8 included") {
       expand_gemm_points(axis_values({256}, {}, {8192}, {"fp8", "bf16"}, {"cublas", "mgbench"}));
   REQUIRE(points.size() == 4);
   int own_fp8 = 0;
-  for (const auto& p : points) own_fp8 += p.at("impl") == "mgbench" && p.at("dtype") == "fp8";
+  for (const auto& p : points) {
+    own_fp8 += p.text("impl") == "mgbench" && p.text("dtype") == "fp8";
+  }
   CHECK(own_fp8 == 1);
 }
 
@@ -329,10 +331,12 @@ TEST_CASE("gemm expand: shape=MxNxK points follow the square points, M, N, K as 
   v["shape"] = texts({"8192x6144x4096", "8192x4096x14336"});
   const auto points = expand_gemm_points(v);
   REQUIRE(points.size() == 3);
-  CHECK(points[0]["shape"] == "square");
-  CHECK(points[1]["shape"] == "8192x6144x4096");
-  CHECK((points[1]["m"] == 8192 && points[1]["n"] == 6144 && points[1]["k"] == 4096));
-  CHECK((points[2]["m"] == 8192 && points[2]["n"] == 4096 && points[2]["k"] == 14336));
+  CHECK(points[0].text("shape") == "square");
+  CHECK(points[1].text("shape") == "8192x6144x4096");
+  CHECK((points[1].integer("m") == 8192 && points[1].integer("n") == 6144 &&
+         points[1].integer("k") == 4096));
+  CHECK((points[2].integer("m") == 8192 && points[2].integer("n") == 4096 &&
+         points[2].integer("k") == 14336));
   const mgbench::bench::GemmDims d = mgbench::bench::gemm_dims(points[2]);
   CHECK((d.m == 8192 && d.n == 4096 && d.k == 14336));
   CHECK(gemm_metrics(points[1], 1, 1.0)["tflops_per_gpu"].get<double>() ==

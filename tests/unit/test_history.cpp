@@ -35,7 +35,7 @@ RunResult history_run(const std::string& started_at, const std::string& driver, 
     PointResult p;
     p.index = run.points.size();
     p.workload = "gemm";
-    p.params = Json{{"size", size}};
+    p.params = mgbench::Params{{"size", size}};
     p.gpus = 1;
     p.devices = {0};
     p.samples = {1e-3, 1.1e-3};
@@ -74,7 +74,7 @@ TEST_CASE("history: a recorded run comes back in list, show and export", "[histo
   CHECK(runs[0].ok_points == 2);
   const auto points = store.points(runs[0].id);
   REQUIRE(points.size() == 2);
-  CHECK(points[1].params == Json{{"size", 8192}});
+  CHECK(points[1].params == mgbench::Params{{"size", 8192}});
   CHECK(points[1].metrics.at("tflops").get<double>() == Approx(700));
   CHECK(Json::parse(store.document(runs[0].id)) == Json(run));
 }
@@ -122,7 +122,7 @@ TEST_CASE("history: trend of a metric grouped by driver", "[history]") {
   CHECK(rows[0].group == "570.86.15");
   CHECK(rows[3].group == "580.65.06");
   CHECK(rows[3].value == Approx(680));
-  CHECK(rows[3].params == Json{{"size", 8192}});
+  CHECK(rows[3].params == mgbench::Params{{"size", 8192}});
 }
 
 TEST_CASE("history: trend of the median time", "[history]") {

@@ -100,7 +100,7 @@ TEST_CASE("gbench: a 1e308 s median is written in seconds, every time a number",
     mgbench::PointResult p;
     p.index = run.points.size();
     p.workload = "w";
-    p.params = Json{{"t", t > 1 ? "huge" : "small"}};
+    p.params = mgbench::Params{{"t", t > 1 ? "huge" : "small"}};
     p.devices = {0};
     p.samples = {t, t};
     p.stats = mgbench::compute_statistics(p.samples, 10);

@@ -165,10 +165,8 @@ TEST_CASE("p2p above the NVLink aggregate is flagged, ranks sharing a GPU are no
 }
 
 TEST_CASE("h2d leaves out timing=graph with pageable memory, and refuses only that", "[limits][plan]") {
-  mgbench::AxisValues values{{"direction", {Json("h2d")}},
-                             {"memory", {Json("pageable")}},
-                             {"timing", {Json("graph")}},
-                             {"cache", {Json("cold")}}};
+  mgbench::AxisValues values{
+      {"direction", {"h2d"}}, {"memory", {"pageable"}}, {"timing", {"graph"}}, {"cache", {"cold"}}};
   try {
     (void)dp::h2d_expand(values);
     FAIL("expected a UsageError");
@@ -177,15 +175,15 @@ TEST_CASE("h2d leaves out timing=graph with pageable memory, and refuses only th
     CHECK(contains(e.what(), "memory=pinned"));
   }
   // Other memory or timing values beside them: only the impossible pair is left out.
-  values["memory"] = {Json("pinned"), Json("pageable")};
-  values["timing"] = {Json("device"), Json("graph")};
+  values["memory"] = {"pinned", "pageable"};
+  values["timing"] = {"device", "graph"};
   const auto points = dp::h2d_expand(values);
   REQUIRE(points.size() == 3);
   for (const auto& p : points) {
-    CHECK_FALSE((p["memory"] == "pageable" && p["timing"] == "graph"));
+    CHECK_FALSE((p.text("memory") == "pageable" && p.text("timing") == "graph"));
     CHECK(p.contains("cache"));
   }
-  values["timing"] = {Json("device"), Json("host")};
+  values["timing"] = {"device", "host"};
   CHECK(dp::h2d_expand(values).size() == 4);
 }
 
@@ -197,8 +195,8 @@ PointResult h2d_point(int gpus, double per_gpu, const std::string& timing,
   p.workload = "h2d";
   p.gpus = gpus;
   for (int d = 0; d < gpus; ++d) p.devices.push_back(d);
-  p.params = Json{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
-                  {"bytes", 1 << 20}, {"timing", timing}, {"cache", cache}};
+  p.params = mgbench::Params{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
+                             {"bytes", 1 << 20},   {"timing", timing},   {"cache", cache}};
   p.measured = {mgbench::timing_from_string(timing), mgbench::cache_from_string(cache)};
   p.metrics = Json{{"GBps_per_gpu", per_gpu}, {"link_GBps", 63.0}};
   return p;
@@ -224,7 +222,8 @@ TEST_CASE("the p2p pair matrix is kept per timing and cache", "[limits][datapath
     PointResult p;
     p.gpus = 2;
     p.devices = {0, 1};
-    p.params = Json{{"engine", "ce"}, {"direction", "uni"}, {"bytes", 64}, {"cache", cache}};
+    p.params =
+        mgbench::Params{{"engine", "ce"}, {"direction", "uni"}, {"bytes", 64}, {"cache", cache}};
     p.measured = {mgbench::TimingMethod::device, mgbench::cache_from_string(cache)};
     const Json bw = Json::array({Json::array({nullptr, gbps}), Json::array({gbps, nullptr})});
     p.extra["ranks"] = Json::array({Json{{"details", Json{{"bw_matrix_GBps", bw}}}}});

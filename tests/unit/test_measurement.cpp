@@ -106,8 +106,8 @@ TEST_CASE("a cold rotation is bounded by memory and by the set cap, and says so"
 
 TEST_CASE("measurement axes multiply points by every chosen value", "[measurement]") {
   mgbench::AxisValues values;
-  values["timing"] = {Json("device"), Json("host"), Json("graph")};
-  values["cache"] = {Json("hot"), Json("cold")};
+  values["timing"] = {"device", "host", "graph"};
+  values["cache"] = {"hot", "cold"};
   const auto points = mgbench::with_measurement_axes({Json{{"size", 1}}, Json{{"size", 2}}}, values);
   CHECK(points.size() == 12);
   CHECK(mgbench::with_measurement_axes({Json{{"size", 1}}}, {}).size() == 1);
@@ -244,7 +244,7 @@ namespace {
 PointResult allreduce_point(const std::string& timing, const std::string& cache, double median) {
   PointResult p;
   p.workload = "allreduce";
-  p.params = Json{{"bytes", 8}, {"timing", timing}, {"cache", cache}};
+  p.params = mgbench::Params{{"bytes", 8}, {"timing", timing}, {"cache", cache}};
   p.gpus = 1;
   p.devices = {0};
   p.measured = {mgbench::timing_from_string(timing), mgbench::cache_from_string(cache)};
@@ -257,7 +257,7 @@ PointResult allreduce_point(const std::string& timing, const std::string& cache,
 PointResult train_point(const std::string& recorded_timing, int batch) {
   PointResult p;
   p.workload = "train_step";
-  p.params = Json{{"batch", batch}, {"dtype", "bf16"}};
+  p.params = mgbench::Params{{"batch", batch}, {"dtype", "bf16"}};
   p.gpus = 1;
   p.devices = {0};
   if (!recorded_timing.empty()) {

@@ -17,7 +17,7 @@ PointResult tp_point(int gpus, double throughput, Json telemetry = nullptr) {
   PointResult p;
   p.index = static_cast<std::size_t>(gpus);
   p.workload = "synthetic";
-  p.params = Json{{"size", 8192}};
+  p.params = mgbench::Params{{"size", 8192}};
   p.gpus = gpus;
   p.samples = {1e-3, 1e-3, 1e-3};
   p.stats.n = 3;

@@ -17,7 +17,7 @@ PointResult point(int size, int gpus, double tflops) {
   PointResult p;
   p.index = static_cast<std::size_t>(size + gpus);
   p.workload = "synthetic";
-  p.params = Json{{"size", size}};
+  p.params = mgbench::Params{{"size", size}};
   p.gpus = gpus;
   p.samples = {1e-3, 1e-3, 1e-3};
   p.stats.n = 3;
@@ -42,7 +42,7 @@ Prediction predicted(int gpus, double x_size1, double x_size2, const std::string
   for (auto [size, x] : {std::pair<int, double>{1, x_size1}, {2, x_size2}}) {
     PredictedSeries s;
     s.workload = "synthetic";
-    s.params = Json{{"size", size}};
+    s.params = mgbench::Params{{"size", size}};
     s.metric = metric;
     PredictedRow r;
     r.gpus = gpus;
@@ -79,7 +79,7 @@ TEST_CASE("offers --predict-gpus: a predicted row after each parameter set's mea
   CHECK(rows[1].gpus == 8);
   REQUIRE(rows[2].predicted);  // first set
   CHECK(rows[2].gpus == 16);
-  CHECK(rows[2].params == Json{{"size", 1}});
+  CHECK(rows[2].params == mgbench::Params{{"size", 1}});
   CHECK(*rows[2].cells[0].throughput == Approx(1000));
   CHECK(*rows[2].cells[0].per_dollar == Approx(1000 / (2.0 * 16)));
   CHECK(*rows[2].cells[1].per_dollar == Approx(1200 / (3.0 * 16)));
@@ -89,7 +89,7 @@ TEST_CASE("offers --predict-gpus: a predicted row after each parameter set's mea
   CHECK(rows[2].best_per_dollar.offer == 0);  // 31.25 against 25 per $/h
   CHECK_FALSE(rows[3].predicted);
   REQUIRE(rows[5].predicted);  // last set
-  CHECK(rows[5].params == Json{{"size", 2}});
+  CHECK(rows[5].params == mgbench::Params{{"size", 2}});
   CHECK(*rows[5].cells[1].throughput == Approx(1400));
   CHECK(rows[5].best_throughput.offer == 0);
   CHECK_FALSE(rows[5].best_throughput.tie());

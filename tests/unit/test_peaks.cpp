@@ -70,7 +70,7 @@ void add_presentations(RunResult& run) {
                       .of_peak(PeakSpec::tflops("dtype")));
 }
 
-PointResult point(std::size_t index, const std::string& workload, Json params, int gpus,
+PointResult point(std::size_t index, const std::string& workload, mgbench::Params params, int gpus,
                   Json metrics) {
   PointResult p;
   p.index = index;
@@ -96,12 +96,15 @@ RunResult h200_run() {
                              Json{{"tflops_per_gpu", 685.2}, {"tflops_aggregate", 685.2}}));
   run.points.push_back(point(1, "gemm", gemm_params("bf16", 4096), 2,
                              Json{{"tflops_per_gpu", 500.0}, {"tflops_aggregate", 1000.0}}));
-  run.points.push_back(point(2, "membw", Json{{"impl", "copy"}, {"bytes", 1073741824}}, 1,
-                             Json{{"GBps_per_gpu", 3919.0}}));
-  run.points.push_back(point(3, "h2d", Json{{"direction", "h2d"}}, 1, Json{{"GBps_per_gpu", 55.0}}));
-  run.points.push_back(point(4, "h2d", Json{{"direction", "bidir"}}, 1, Json{{"GBps_per_gpu", 100.0}}));
-  run.points.push_back(point(5, "allreduce", Json{{"bytes", 1 << 28}}, 2, Json{{"busbw_GBps", 360.0}}));
-  run.points.push_back(point(6, "train_step", Json{{"dtype", "bf16"}}, 1,
+  run.points.push_back(point(2, "membw", mgbench::Params{{"impl", "copy"}, {"bytes", 1073741824}},
+                             1, Json{{"GBps_per_gpu", 3919.0}}));
+  run.points.push_back(
+      point(3, "h2d", mgbench::Params{{"direction", "h2d"}}, 1, Json{{"GBps_per_gpu", 55.0}}));
+  run.points.push_back(
+      point(4, "h2d", mgbench::Params{{"direction", "bidir"}}, 1, Json{{"GBps_per_gpu", 100.0}}));
+  run.points.push_back(
+      point(5, "allreduce", mgbench::Params{{"bytes", 1 << 28}}, 2, Json{{"busbw_GBps", 360.0}}));
+  run.points.push_back(point(6, "train_step", mgbench::Params{{"dtype", "bf16"}}, 1,
                              Json{{"samples_per_s", 4000.0}, {"model_tflops_per_gpu", 312.8}}));
   return run;
 }
@@ -140,7 +143,7 @@ TEST_CASE("no share for a point that is not ok, a flagged value, a missing dtype
   RunResult run = h200_run();
   run.points[0].status = mgbench::Status::failed;
   run.points[2].flags = Json::array({Json{{"kind", "impossible"}, {"metric", "GBps_per_gpu"}}});
-  run.points[6].params = Json{{"dtype", "int4"}};
+  run.points[6].params = mgbench::Params{{"dtype", "int4"}};
   run.environment["gpus"][0]["pcie"] = Json::object();
   const mgbench::PeakReport r = mgbench::compute_peaks(run);
   CHECK(r.find(0, "tflops_per_gpu") == nullptr);
@@ -174,15 +177,16 @@ TEST_CASE("below the expected range: the verdict with the causes, at or above it
   CHECK(contains(text, "nothing in the telemetry"));
   CHECK(mgbench::below_text(within, "TFLOP/s").empty());
   // A point outside every range (the own kernel) has no verdict either way.
-  run.points[0].params["impl"] = "mgbench";
+  run.points[0].params.set("impl", "mgbench");
   CHECK_FALSE(mgbench::compute_peaks(run).find(0, "tflops_per_gpu")->has_range());
 }
 
 TEST_CASE("the causes of a low value are only those the run recorded", "[peaks]") {
   RunResult run = h200_run();
   run.points[3].metrics["GBps_per_gpu"] = 30.0;  // far below the 55.5 GB/s of an H200 host
-  run.points[3].params = Json{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
-                              {"timing", "device"}, {"cache", "cold"}, {"bytes", 1073741824}};
+  run.points[3].params =
+      mgbench::Params{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
+                      {"timing", "device"}, {"cache", "cold"},    {"bytes", 1073741824}};
   run.environment["gpus"][0]["power_limit_w"]["enforced"] = 500.0;
   run.environment["gpus"][0]["pcie"]["gen_max"] = 4;  // the slot trained gen4
   run.points[3].telemetry = Json{{"gpus", Json::array({Json{

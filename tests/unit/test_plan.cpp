@@ -63,8 +63,8 @@ TEST_CASE("profile, --dtypes, --batch-sizes and --param change the axis values")
   o.batch_sizes = {"32", "64", "128"};
   const auto plan = mgbench::make_plan(o, 1);
   REQUIRE(plan.total_points == 3);
-  CHECK(plan.groups[0].points[0].params["dtype"] == "c");
-  CHECK(plan.groups[0].points[2].params["batch"] == 128);
+  CHECK(plan.groups[0].points[0].params.text("dtype") == "c");
+  CHECK(plan.groups[0].points[2].params.integer("batch") == 128);
   o.param_overrides["batch"] = {"7"};
   CHECK(mgbench::make_plan(o, 1).total_points == 1);
 }
@@ -93,8 +93,8 @@ TEST_CASE("option --batch-sizes auto doubles the batch from the default start") 
   o.batch_auto = true;
   const auto plan = mgbench::make_plan(o, 1);
   REQUIRE(plan.total_points >= 10);
-  CHECK(plan.groups[0].points[0].params["batch"] == 8);
-  CHECK(plan.groups[0].points[1].params["batch"] == 16);
+  CHECK(plan.groups[0].points[0].params.integer("batch") == 8);
+  CHECK(plan.groups[0].points[1].params.integer("batch") == 16);
 }
 
 TEST_CASE("a dry run without a GPU needs --gpus, with it, devices are assumed") {
@@ -132,7 +132,7 @@ std::vector<mgbench::PointResult> results_of(const mgbench::Plan& plan) {
       r.gpus = static_cast<int>(g.devices.size());
       r.devices = g.devices;
       r.status = mgbench::Status::ok;
-      const double global = static_cast<double>(p.params["batch"].get<int>() * r.gpus);
+      const double global = static_cast<double>(p.params.integer("batch") * r.gpus);
       r.stats.median = 0.2 * global / 256.0 * (1.0 + 0.05 * (r.gpus - 1)) / r.gpus;
       r.stats.n = 10;
       r.metrics["x"] = global / r.stats.median;
@@ -160,8 +160,8 @@ TEST_CASE("strong mode with --gpus 1,2,4 divides each global batch and yields fu
   for (const auto& g : plan.groups) {
     const int n = static_cast<int>(g.devices.size());
     REQUIRE(g.points.size() == 2);
-    CHECK(g.points[0].params["batch"] == 256 / n);
-    CHECK(g.points[1].params["batch"] == 64 / n);
+    CHECK(g.points[0].params.integer("batch") == 256 / n);
+    CHECK(g.points[1].params.integer("batch") == 64 / n);
   }
   const auto series =
       mgbench::compute_scaling(results_of(plan), mgbench::ScalingMode::strong, test_lookup);
@@ -183,7 +183,7 @@ TEST_CASE("strong mode leaves out a global batch the GPU count does not divide, 
   const auto plan = mgbench::make_plan(o, 3);
   REQUIRE(plan.groups.size() == 2);
   REQUIRE(plan.groups[1].points.size() == 1);  // only 96 = 3 x 32
-  CHECK(plan.groups[1].points[0].params["batch"] == 32);
+  CHECK(plan.groups[1].points[0].params.integer("batch") == 32);
   REQUIRE(plan.notes.size() == 2);
   CHECK(plan.notes[0].find("global batch 64 on 3 GPUs") != std::string::npos);
   CHECK(plan.notes[1].find("global batch 2 on 3 GPUs") != std::string::npos);
@@ -202,7 +202,7 @@ TEST_CASE("weak mode keeps the per-GPU batch on every GPU count") {
   o.batch_sizes = {"64"};
   const auto plan = mgbench::make_plan(o, 3);
   REQUIRE(plan.groups.size() == 2);
-  CHECK(plan.groups[1].points.at(0).params["batch"] == 64);
+  CHECK(plan.groups[1].points.at(0).params.integer("batch") == 64);
   CHECK(plan.notes.empty());
 }
 
@@ -226,7 +226,7 @@ const bool registered_fits = mgbench::register_workload(
         .summary("test-only workload")
         .axis(mgbench::Axis::text("kind", {"narrow", "wide"}))
         .fits([](const mgbench::Params& p, int gpus, int) {
-          return p.value("kind", "") == "wide" && gpus < 2 ? "wide needs 2 GPUs" : "";
+          return p.text("kind") == "wide" && gpus < 2 ? "wide needs 2 GPUs" : "";
         })
         .throughput("x", "units"));
 
@@ -240,7 +240,7 @@ TEST_CASE("points that cannot run on a GPU count are left out of its group, with
   const auto plan = mgbench::make_plan(o, 2);
   REQUIRE(plan.groups.size() == 2);
   REQUIRE(plan.groups[0].points.size() == 1);
-  CHECK(plan.groups[0].points[0].params["kind"] == "narrow");
+  CHECK(plan.groups[0].points[0].params.text("kind") == "narrow");
   CHECK(plan.groups[1].points.size() == 2);
   CHECK(plan.total_points == 3);
   bool noted = false;

@@ -181,8 +181,8 @@ TEST_CASE("overlap hides communication behind the backward pass, without it none
   o.workloads = {"train_step"};
   const Prediction p = predict(run, o, bench_cost);
   REQUIRE(p.series.size() == 2);
-  const auto& overlapped = p.series[0].params["overlap"].get<bool>() ? p.series[0] : p.series[1];
-  const auto& serial = p.series[0].params["overlap"].get<bool>() ? p.series[1] : p.series[0];
+  const auto& overlapped = p.series[0].params.boolean("overlap") ? p.series[0] : p.series[1];
+  const auto& serial = p.series[0].params.boolean("overlap") ? p.series[1] : p.series[0];
   CHECK(overlapped.rows[0].hidden_s > 0);
   CHECK(overlapped.rows[0].exposed_s < overlapped.rows[0].comm_s);
   CHECK(serial.rows[0].hidden_s == Approx(0.0).margin(1e-12));
@@ -199,7 +199,7 @@ TEST_CASE("a collective alone: overhead + the model's time, throughput in bus ba
   const Prediction p = predict(run, o, bench_cost);
   bool seen = false;
   for (const auto& s : p.series) {
-    if (s.params["bytes"] != 1000000000) continue;
+    if (s.params.integer("bytes") != 1000000000) continue;
     seen = true;
     const double expected = 5e-6 + 14 * 0.6e-6 + 1.75 * 1e9 / (18 * 20.6e9);
     CHECK(s.rows[1].time_s == Approx(expected));
@@ -283,8 +283,8 @@ TEST_CASE("H200 example: transformer_step's compute from the run's GEMM shapes, 
   const Prediction p = predict_transformer(h200_transformer());
   const ComputeCheck& ddp = p.compute_checks[0];
   const ComputeCheck& fsdp = p.compute_checks[1];
-  CHECK(ddp.params.at("strategy") == "ddp");
-  CHECK(fsdp.params.at("strategy") == "fsdp");
+  CHECK(ddp.params.text("strategy") == "ddp");
+  CHECK(fsdp.params.text("strategy") == "fsdp");
   CHECK(ddp.error == Approx(0.027).margin(0.002));
   CHECK(fsdp.error == Approx(-0.048).margin(0.002));
   CHECK(ddp.gemm_s == Approx(43.53e-3).epsilon(2e-3));
@@ -299,8 +299,9 @@ TEST_CASE("without attention's shapes the composition misses by more than 10 % a
           "shapes to measure, a shape at most 2x off is only 'nearest'") {
   RunResult run = h200_transformer();
   const auto attention = [](const PointResult& q) {
-    const std::string shape = q.params.value("shape", "");
-    return shape == "4096x4096x128" || shape == "128x4096x4096";
+    const mgbench::ParamValue* shape = q.params.find("shape");
+    return shape != nullptr &&
+           (shape->text() == "4096x4096x128" || shape->text() == "128x4096x4096");
   };
   const auto before = run.points.size();
   run.points.erase(std::remove_if(run.points.begin(), run.points.end(), attention),

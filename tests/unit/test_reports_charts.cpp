@@ -148,8 +148,8 @@ TEST_CASE("a value flagged impossible is left out of its chart, and the chart sa
   CHECK(plain.find("impossible") == std::string::npos);
   bool flagged = false;
   for (auto& p : run.points) {
-    if (p.workload == "allreduce" && p.params.value("dtype", "") == "fp32" &&
-        p.params.value("impl", "") == "nccl" && p.params.value("bytes", 0) == 8388608) {
+    if (p.workload == "allreduce" && p.params.text("dtype") == "fp32" &&
+        p.params.text("impl") == "nccl" && p.params.integer("bytes") == 8388608) {
       p.flags = mgbench::Json::array({{{"kind", "impossible"}, {"metric", "busbw_GBps"},
                                        {"reason", "above the copy limit"}}});
       flagged = true;

@@ -19,10 +19,11 @@
 
 namespace {
 
-using mgbench::reports::CompareReportInput;
 using mgbench::Json;
+using mgbench::Params;
 using mgbench::PointResult;
 using mgbench::RunResult;
+using mgbench::reports::CompareReportInput;
 
 const std::string kData = std::string(MGBENCH_SOURCE_DIR) + "/tests/data/compare/";
 const std::string kScript = "<script>alert(1)</script>";
@@ -45,7 +46,7 @@ std::string lower(std::string s) {
 // ---- synthetic runs: GEMM (2 sizes x 2 implementations x 1, 2, 4 GPUs, with scaling tables)
 // and all-reduce (4 message sizes x 2 and 4 GPUs) ---------------------------------------------
 
-PointResult timed_point(std::size_t index, const std::string& workload, Json params, int gpus,
+PointResult timed_point(std::size_t index, const std::string& workload, Params params, int gpus,
                         double seconds, unsigned seed) {
   PointResult p;
   p.index = index;
@@ -104,7 +105,7 @@ RunResult synthetic_run(const std::string& host, const std::string& driver, unsi
       series.mode = "weak";
       double x1 = 0;
       for (const int gpus : {1, 2, 4}) {
-        const Json params = {{"dtype", "bf16"}, {"impl", impl}, {"size", size}};
+        const Params params{{"dtype", "bf16"}, {"impl", impl}, {"size", size}};
         const double t = 1e-4 * size / 4096.0 * (impl == "cublas" ? 1.0 : 1.6) *
                          (1.0 + 0.02 * (gpus - 1)) * slow("gemm", params, gpus);
         PointResult p = timed_point(index, "gemm", params, gpus, t, seed + index);
@@ -125,7 +126,7 @@ RunResult synthetic_run(const std::string& host, const std::string& driver, unsi
   }
   for (const int gpus : {2, 4}) {
     for (const double bytes : {1024.0, 65536.0, 4194304.0, 268435456.0}) {
-      const Json params = {{"bytes", bytes}, {"dtype", "fp32"}, {"impl", "nccl"}};
+      const Params params{{"bytes", bytes}, {"dtype", "fp32"}, {"impl", "nccl"}};
       const double t = (5e-6 + bytes / 300e9) * slow("allreduce", params, gpus);
       PointResult p = timed_point(index, "allreduce", params, gpus, t, seed + index);
       ++index;
@@ -139,16 +140,20 @@ RunResult synthetic_run(const std::string& host, const std::string& driver, unsi
 
 RunResult synthetic_base() {
   return synthetic_run("node-a", "570.86.15", 1,
-                       [](const std::string&, const Json&, int) { return 1.0; });
+                       [](const std::string&, const Params&, int) { return 1.0; });
 }
 
 // GEMM mgbench 8192 at 4 GPUs and the 256 MiB all-reduce at 4 GPUs 10 % slower, GEMM cuBLAS
 // 4096 at 1 GPU 8 % faster; a newer driver.
 RunResult synthetic_new() {
-  return synthetic_run("node-a", "580.65.06", 5, [](const std::string& w, const Json& p, int g) {
-    if (w == "gemm" && p["impl"] == "mgbench" && p["size"] == 8192 && g == 4) return 1.10;
-    if (w == "gemm" && p["impl"] == "cublas" && p["size"] == 4096 && g == 1) return 0.92;
-    if (w == "allreduce" && p["bytes"] == 268435456.0 && g == 4) return 1.10;
+  return synthetic_run("node-a", "580.65.06", 5, [](const std::string& w, const Params& p, int g) {
+    if (w == "gemm" && p.text("impl") == "mgbench" && p.integer("size") == 8192 && g == 4) {
+      return 1.10;
+    }
+    if (w == "gemm" && p.text("impl") == "cublas" && p.integer("size") == 4096 && g == 1) {
+      return 0.92;
+    }
+    if (w == "allreduce" && p.at("bytes").number() == 268435456.0 && g == 4) return 1.10;
     return 1.0;
   });
 }
@@ -466,7 +471,7 @@ TEST_CASE("compare report renders hostile strings as text", "[reports][compare][
     run.environment["host"]["hostname"] = kImg;
     run.environment["gpus"][0]["name"] = kScript;
     for (auto& p : run.points) {
-      if (p.workload == "gemm") p.params["impl"] = std::string("</svg>") + kScript;
+      if (p.workload == "gemm") p.params.set("impl", std::string("</svg>") + kScript);
     }
     return run;
   };
@@ -484,8 +489,8 @@ TEST_CASE("compare report renders hostile strings as text", "[reports][compare][
 TEST_CASE("every chart of the comparison report is well-formed XML", "[reports][compare]") {
   RunResult base = synthetic_base(), next = synthetic_new();
   base.host = kScript;
-  for (auto& p : next.points) p.params["dtype"] = kImg + "&amp;" + kScript;
-  for (auto& p : base.points) p.params["dtype"] = kImg + "&amp;" + kScript;
+  for (auto& p : next.points) p.params.set("dtype", kImg + "&amp;" + kScript);
+  for (auto& p : base.points) p.params.set("dtype", kImg + "&amp;" + kScript);
   const std::string html = render_pair(base, next, {"a&b", "<c>"}).html;
   const auto svgs = inline_svgs(html);
   REQUIRE(svgs.size() >= 4);

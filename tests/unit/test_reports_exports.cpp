@@ -20,7 +20,7 @@ using mgbench::RunResult;
 
 const std::string kSample = MGBENCH_SOURCE_DIR "/tests/data/report_sample.json";
 
-PointResult point(std::size_t index, Json params, int gpus, mgbench::Status status) {
+PointResult point(std::size_t index, mgbench::Params params, int gpus, mgbench::Status status) {
   PointResult p;
   p.index = index;
   p.workload = "w\"odd\\name\n";
@@ -40,7 +40,7 @@ RunResult odd_run() {
   RunResult run;
   run.host = "host\"\n\xff";
   run.environment = Json{{"gpus", {{{"index", 0}, {"name", "G\"PU"}, {"uuid", "GPU-0"}}}}};
-  const Json params = {{"9lives", 1}, {"__x", "a\\b"}, {"gpu", "p"}, {"a-b", "c\"d\ne"}};
+  const mgbench::Params params{{"9lives", 1}, {"__x", "a\\b"}, {"gpu", "p"}, {"a-b", "c\"d\ne"}};
   run.points = {point(0, params, 1, mgbench::Status::ok), point(1, params, 2, mgbench::Status::ok),
                 point(2, params, 4, mgbench::Status::oom),
                 point(3, params, 1, mgbench::Status::ok)};  // same labels as point 0

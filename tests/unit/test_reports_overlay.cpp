@@ -33,7 +33,7 @@ void add_points(mgbench::RunResult& run, const std::string& workload, int gpus, 
     p.workload = workload;
     p.gpus = gpus;
     p.status = mgbench::Status::ok;
-    p.params = Json{{"bytes", bytes}, {"dtype", dtype}};
+    p.params = mgbench::Params{{"bytes", bytes}, {"dtype", dtype}};
     p.metrics = Json{{"busbw_GBps", scale * static_cast<double>(bytes) / 1e7}};
     run.points.push_back(p);
   }
@@ -100,11 +100,11 @@ TEST_CASE("overlay: split values get charts of their own, a varying parameter it
   add_points(run, "allreduce", 4, 2.0, "fp32");
   add_points(run, "allreduce", 4, 2.0, "bf16");
   for (auto& p : run.points) {
-    if (p.workload == "allreduce" && p.params["dtype"] == "fp32") p.params["impl"] = "nccl";
+    if (p.workload == "allreduce" && p.params.text("dtype") == "fp32") p.params.set("impl", "nccl");
   }
   add_points(run, "allreduce", 4, 1.8, "fp32");
   for (std::size_t i = run.points.size() - 3; i < run.points.size(); ++i) {
-    run.points[i].params["impl"] = "mgbench";
+    run.points[i].params.set("impl", "mgbench");
   }
   const auto charts = overlays(run);
   REQUIRE(charts.size() == 2);  // fp32 and bf16 on 4 GPUs

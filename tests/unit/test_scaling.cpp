@@ -10,6 +10,7 @@
 
 using mgbench::compute_scaling;
 using mgbench::Json;
+using mgbench::Params;
 using mgbench::PointResult;
 using mgbench::ScalingMode;
 using mgbench::ScalingSeries;
@@ -24,7 +25,7 @@ std::optional<mgbench::ThroughputMetric> lookup(const std::string& workload) {
   return std::nullopt;
 }
 
-PointResult point(std::size_t index, const std::string& workload, Json params, int gpus,
+PointResult point(std::size_t index, const std::string& workload, Params params, int gpus,
                   double throughput, double median_s, Status status = Status::ok) {
   PointResult p;
   p.index = index;
@@ -40,7 +41,7 @@ PointResult point(std::size_t index, const std::string& workload, Json params, i
   return p;
 }
 
-const Json kGemmParams = {{"dtype", "bf16"}, {"m", 8192}};
+const Params kGemmParams{{"dtype", "bf16"}, {"m", 8192}};
 
 // Weak table: X = 100, 190, 360, 680 TFLOP/s on 1, 2, 4, 8 GPUs.
 std::vector<PointResult> weak_table() {
@@ -50,7 +51,7 @@ std::vector<PointResult> weak_table() {
           point(3, "gemm", kGemmParams, 8, 680.0, 0.0118)};
 }
 
-Json train_params(int batch) { return Json{{"batch", batch}, {"precision", "bf16"}}; }
+Params train_params(int batch) { return Params{{"batch", batch}, {"precision", "bf16"}}; }
 
 // Strong table, global batch 256: per-GPU batch 256/128/64/32, step time 0.200/0.105/0.056/
 // 0.032 s, X = 256 / T samples/s.
@@ -150,7 +151,7 @@ TEST_CASE("strong scaling: Karp-Flatt and marginal efficiency") {
 
 TEST_CASE("strong scaling matches points by global batch = batch x gpus") {
   const ScalingSeries s = only(compute_scaling(strong_table(), ScalingMode::strong, lookup));
-  CHECK(s.params == Json{{"global_batch", 256}, {"precision", "bf16"}});
+  CHECK(s.params == Params{{"global_batch", 256}, {"precision", "bf16"}});
   CHECK(s.rows[1].point_index == 1);  // batch 128 on 2 GPUs
   CHECK(s.rows[3].point_index == 3);  // batch 32 on 8 GPUs
 }
@@ -161,7 +162,7 @@ TEST_CASE("strong scaling: a global batch without a 1-GPU point has no series") 
   points.push_back(point(5, "train", train_params(256), 4, 4500.0, 0.23));  // global 1024
   const auto series = compute_scaling(points, ScalingMode::strong, lookup);
   REQUIRE(series.size() == 1);
-  CHECK(series[0].params.at("global_batch") == 256);
+  CHECK(series[0].params.integer("global_batch") == 256);
 }
 
 TEST_CASE("weak scaling keeps per-GPU batches apart") {
@@ -266,14 +267,14 @@ TEST_CASE("baseline each: the median GPU alone is the baseline, not the first on
 
 TEST_CASE("series are grouped by parameters and sorted by workload then parameters") {
   std::vector<PointResult> points = weak_table();
-  const Json fp16 = {{"dtype", "fp16"}, {"m", 8192}};
+  const Params fp16{{"dtype", "fp16"}, {"m", 8192}};
   points.push_back(point(4, "gemm", fp16, 1, 110.0, 0.01));
   points.push_back(point(5, "gemm", fp16, 2, 209.0, 0.01));
   points.push_back(point(6, "train", train_params(64), 1, 500.0, 0.128));
   const auto series = compute_scaling(points, ScalingMode::weak, lookup);
   REQUIRE(series.size() == 3);
-  CHECK(series[0].params.at("dtype") == "bf16");
-  CHECK(series[1].params.at("dtype") == "fp16");
+  CHECK(series[0].params.text("dtype") == "bf16");
+  CHECK(series[1].params.text("dtype") == "fp16");
   CHECK(series[1].rows[1].efficiency == Approx(0.95));  // 209 / 110 / 2
   CHECK(series[2].workload == "train");
 }
@@ -308,7 +309,7 @@ TEST_CASE("scaling mode parses weak and strong and rejects anything else") {
 namespace {
 
 PointResult alone(std::size_t index, int device, double throughput,
-                  const Json& params = kGemmParams) {
+                  const Params& params = kGemmParams) {
   PointResult p = point(index, "gemm", params, 1, throughput, 0.01);
   p.devices = {device};
   return p;
@@ -330,7 +331,7 @@ TEST_CASE("baseline outliers: devices more than 5 % below the best are flagged")
   CHECK(rows[0].at("best_device") == 0);
   CHECK(rows[0].at("best").get<double>() == 100.0);
   CHECK(rows[0].at("workload") == "gemm");
-  CHECK(rows[0].at("params") == kGemmParams);
+  CHECK(rows[0].at("params").dump() == kGemmParams.dump());
   CHECK(rows[1].at("device") == 3);
   CHECK(rows[1].at("deficit").get<double>() == Approx(0.055));
 }
@@ -354,13 +355,13 @@ TEST_CASE("baseline outliers: one device alone has nothing to compare with") {
 }
 
 TEST_CASE("baseline outliers: parameter sets are compared separately") {
-  const Json fp16 = {{"dtype", "fp16"}, {"m", 8192}};
+  const Params fp16{{"dtype", "fp16"}, {"m", 8192}};
   // Device 1 is slow only relative to device 0 at the same parameters.
   const std::vector<PointResult> points = {alone(0, 0, 100.0), alone(1, 1, 99.0),
                                            alone(2, 0, 200.0, fp16), alone(3, 1, 150.0, fp16)};
   const auto rows = mgbench::baseline_outliers(points, 0.05, lookup);
   REQUIRE(rows.size() == 1);
-  CHECK(rows[0].at("params") == fp16);
+  CHECK(rows[0].at("params").dump() == fp16.dump());
   CHECK(rows[0].at("deficit").get<double>() == Approx(0.25));
 }
 

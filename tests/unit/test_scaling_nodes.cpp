@@ -25,7 +25,7 @@ PointResult placed(std::size_t index, const std::string& workload, int gpus, dou
   PointResult p;
   p.index = index;
   p.workload = workload;
-  p.params = Json{{"bytes", 1 << 30}};
+  p.params = mgbench::Params{{"bytes", 1 << 30}};
   p.gpus = gpus;
   p.status = Status::ok;
   p.stats.median = 0.01;

@@ -228,7 +228,7 @@ TEST_CASE("scenario: GEMM strong scaling forms a series, super-linear with clean
           "points at the cache, the negative Karp-Flatt is explained", "[scenarios]") {
   const RunResult run = analysed("gemm-strong-superlinear");
   REQUIRE(run.scaling.size() == 1);
-  CHECK(run.scaling[0].params.at("global_batch") == 8192);
+  CHECK(run.scaling[0].params.integer("global_batch") == 8192);
   CHECK(run.scaling[0].rows.size() == 4);
   // S(2) = 0.800 / 0.3636 = 2.2002: 110 %; Karp-Flatt (1/2.2002 - 1/2) / (1/2) = -9.1 %.
   // S(8) = 0.800 / 0.1090 = 7.34: 92 %, lost 109 - 100 = 9.0 us, all in the ranks' own time.

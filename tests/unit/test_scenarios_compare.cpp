@@ -34,9 +34,9 @@ const mgbench::OfferTable& table_of(const mgbench::OfferComparison& cmp, const s
 
 // The row of `gpus` GPUs (and `devices` for per-device 1-GPU rows).
 const mgbench::OfferRow& row_of(const mgbench::OfferTable& t, int gpus,
-                                std::vector<int> devices = {}, const Json& params = Json()) {
+                                std::vector<int> devices = {}) {
   for (const auto& r : t.rows) {
-    if (r.gpus == gpus && r.devices == devices && (params.is_null() || r.params == params)) {
+    if (r.gpus == gpus && r.devices == devices) {
       return r;
     }
   }

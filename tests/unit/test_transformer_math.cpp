@@ -21,8 +21,8 @@ namespace {
 Params point(const std::string& model, const std::string& strategy) {
   Params p{{"model", model}, {"layers", 2},     {"seq", 4096},       {"batch", 2},
            {"accum", 1},     {"dtype", "bf16"}, {"strategy", strategy}};
-  if (strategy == "tp_dp") p["tp_size"] = 2;
-  if (strategy != "tp") p["overlap"] = true;
+  if (strategy == "tp_dp") p.set("tp_size", 2);
+  if (strategy != "tp") p.set("overlap", true);
   return p;
 }
 
@@ -88,9 +88,9 @@ TEST_CASE("transformer strategies: where each can run", "[unit][transformer]") {
   CHECK(placement_problem(tpdp, 4, 8).empty());
   CHECK(placement_problem(tpdp, 6, 8).empty());
   CHECK(placement_problem(tpdp, 5, 8).find("multiple of 4") != std::string::npos);
-  tpdp["tp_size"] = 1;
+  tpdp.set("tp_size", 1);
   CHECK(placement_problem(tpdp, 4, 8) == "tp_dp needs tp_size >= 2");
-  tpdp["tp_size"] = 4;
+  tpdp.set("tp_size", 4);
   CHECK(placement_problem(tpdp, 8, 6).find("within one node") != std::string::npos);
   CHECK_THROWS_AS(config_from_params(tp, 1), mgbench::UsageError);
   CHECK(config_from_params(tp, 4).tp == 4);
@@ -242,11 +242,11 @@ TEST_CASE("transformer points: presets, custom dimensions, strategies' own axes"
   const auto points = expand_points(v);
   // ddp: 2 overlaps x 2 batches; tp: 2 batches; tp_dp: 2 overlaps x 2 batches.
   REQUIRE(points.size() == 10);
-  CHECK(points[0]["batch"] == 1);
-  CHECK(points[1]["batch"] == 2);  // batch innermost, in the order given
+  CHECK(points[0].integer("batch") == 1);
+  CHECK(points[1].integer("batch") == 2);  // batch innermost, in the order given
   for (const auto& p : points) {
-    CHECK(p.contains("overlap") == (p["strategy"] != "tp"));
-    CHECK(p.contains("tp_size") == (p["strategy"] == "tp_dp"));
+    CHECK(p.contains("overlap") == (p.text("strategy") != "tp"));
+    CHECK(p.contains("tp_size") == (p.text("strategy") == "tp_dp"));
     CHECK_FALSE(p.contains("hidden"));
   }
   v["hidden"] = {1024};
@@ -257,7 +257,7 @@ TEST_CASE("transformer points: presets, custom dimensions, strategies' own axes"
   v["mlp"] = {2816};
   const auto custom = expand_points(v);
   REQUIRE(custom.size() == 10);
-  CHECK(custom[0]["kv_heads"] == 16);  // defaults to heads
+  CHECK(custom[0].integer("kv_heads") == 16);  // defaults to heads
   v["heads"] = {7};
   CHECK_THROWS_AS(expand_points(v), mgbench::UsageError);  // 7 does not divide 1024
 }

@@ -23,8 +23,9 @@ ScalingRow row(int gpus, double throughput, double speedup, std::size_t point_in
   return r;
 }
 
-ScalingSeries series(const std::string& workload, Json params, std::vector<ScalingRow> rows,
-                     const std::string& unit = "TFLOP/s", const std::string& mode = "weak") {
+ScalingSeries series(const std::string& workload, mgbench::Params params,
+                     std::vector<ScalingRow> rows, const std::string& unit = "TFLOP/s",
+                     const std::string& mode = "weak") {
   ScalingSeries s;
   s.workload = workload;
   s.params = std::move(params);
@@ -35,7 +36,7 @@ ScalingSeries series(const std::string& workload, Json params, std::vector<Scali
   return s;
 }
 
-PointResult point(std::size_t index, const std::string& workload, Json params, int gpus,
+PointResult point(std::size_t index, const std::string& workload, mgbench::Params params, int gpus,
                   Json metrics = Json::object()) {
   PointResult p;
   p.index = index;
@@ -164,7 +165,7 @@ TEST_CASE("verdict: a single-GPU series says there is no scaling figure") {
 }
 
 TEST_CASE("verdict: strong scaling says the global batch is fixed, and its size per GPU") {
-  const Json params = {{"global_batch", 256}, {"precision", "bf16"}};
+  const mgbench::Params params{{"global_batch", 256}, {"precision", "bf16"}};
   const Json v = compute_verdicts(
       {series("train_step", params, {row(1, 1280, 1.0, 0), row(4, 4571.4, 3.5714, 1)},
               "samples/s", "strong")},
@@ -174,7 +175,7 @@ TEST_CASE("verdict: strong scaling says the global batch is fixed, and its size 
 }
 
 TEST_CASE("verdict: copy and optimizer shares are 1-GPU facts, not scaling losses") {
-  const Json params = {{"batch", 64}};
+  const mgbench::Params params{{"batch", 64}};
   const Json v = compute_verdicts(
       {series("train_step", params, {row(1, 1000, 1.0, 0), row(2, 1980, 1.98, 1)},
               "samples/s")},
@@ -187,7 +188,7 @@ TEST_CASE("verdict: copy and optimizer shares are 1-GPU facts, not scaling losse
 }
 
 TEST_CASE("verdict: overlap alone is reported without the exposed share") {
-  const Json params = {{"batch", 64}};
+  const mgbench::Params params{{"batch", 64}};
   const Json v = compute_verdicts(
       {series("train_step", params, {row(1, 1000, 1.0, 0), row(2, 1900, 1.9, 1)}, "samples/s")},
       {point(1, "train_step", params, 2, {{"overlap_ratio", 0.5}})}, {});
@@ -196,7 +197,7 @@ TEST_CASE("verdict: overlap alone is reported without the exposed share") {
 }
 
 TEST_CASE("verdict: no communication sentence on a single GPU") {
-  const Json params = {{"batch", 64}};
+  const mgbench::Params params{{"batch", 64}};
   const Json v = compute_verdicts(
       {series("train_step", params, {row(1, 1000, 1.0, 0)}, "samples/s")},
       {point(0, "train_step", params, 1,

@@ -84,7 +84,7 @@ TEST_CASE("train_step cost: buckets become ready in backward order, or after it 
 
 TEST_CASE("train_step cost: the own reducer and impossible shapes are not modelled") {
   Params own = train_params(2, 64, 8, 1, true, true, 25);
-  own["impl"] = "mgbench";
+  own.set("impl", "mgbench");
   CHECK_FALSE(train_step_cost(own));
   CHECK_FALSE(train_step_cost(train_params(0, 64, 8, 1, true, true, 25)));
   CHECK_FALSE(train_step_cost(train_params(2, 64, 8, 1, true, true, -1)));
@@ -140,10 +140,10 @@ TEST_CASE("the other collectives cost one collective of their kind, busbw as ncc
   CHECK_FALSE(collective_cost(Kind::alltoall, p));  // not in the cost model
   CHECK_FALSE(collective_cost(Kind::sendrecv, p));
   Params forced = p;
-  forced["proto"] = "ll";  // a forced protocol is not the model's choice
+  forced.set("proto", "ll");  // a forced protocol is not the model's choice
   CHECK_FALSE(collective_cost(Kind::broadcast, forced));
-  forced["proto"] = "default";
-  forced["algo"] = "ring";
+  forced.set("proto", "default");
+  forced.set("algo", "ring");
   CHECK_FALSE(collective_cost(Kind::allgather, forced));
   // Whole elements: 6 bytes of fp32 are one element.
   const auto odd = collective_cost(Kind::reduce, Params{{"bytes", 6}, {"dtype", "fp32"}});
@@ -157,8 +157,8 @@ namespace {
 Params transformer_params(const char* strategy, int accum, bool overlap) {
   Params p{{"model", "llama3-8b"}, {"layers", 2},     {"seq", 4096},         {"batch", 1},
            {"accum", accum},       {"dtype", "bf16"}, {"strategy", strategy}};
-  if (std::string(strategy) != "tp") p["overlap"] = overlap;
-  if (std::string(strategy) == "tp_dp") p["tp_size"] = 2;
+  if (std::string(strategy) != "tp") p.set("overlap", overlap);
+  if (std::string(strategy) == "tp_dp") p.set("tp_size", 2);
   return p;
 }
 

@@ -13,7 +13,7 @@ namespace {
 
 std::string param(const mgbench::ScreenLaunch& l, const char* name) {
   const auto& p = l.group.points.at(0).params;
-  return p.contains(name) ? p.at(name).dump() : "";
+  return p.contains(name) ? p.at(name).to_json().dump() : "";
 }
 
 }  // namespace

@@ -53,6 +53,12 @@ namespace mgbench::bench {
 
 namespace {
 
+enum class Impl { nccl, mgbench };
+
+Impl impl_of(const Params& params) {
+  return params.choice<Impl>("impl", {{"nccl", Impl::nccl}, {"mgbench", Impl::mgbench}});
+}
+
 // The own all-reduce of one rank for the whole group, from its first mgbench point on.
 struct PeerSlot {
   int device = -1;
@@ -65,10 +71,8 @@ struct PeerSlot {
 struct GroupState {
   explicit GroupState(const GroupContext& ctx) : peers(ctx) {
     for (const auto& point : ctx.spec.points) {
-      if (point.params.value("impl", std::string()) == "mgbench" &&
-          point.params.contains("bytes")) {
-        peer_bytes = std::max(peer_bytes,
-                              static_cast<std::size_t>(param_int(point.params, "bytes")));
+      if (impl_of(point.params) == Impl::mgbench) {
+        peer_bytes = std::max(peer_bytes, static_cast<std::size_t>(point.params.integer("bytes")));
       }
     }
   }
@@ -99,7 +103,8 @@ class PeerPoint final : public CollectivePoint {
  public:
   PeerPoint(RankEnv& env, PeerAllreduce& peer)
       : CollectivePoint(env, collective::Kind::allreduce), peer_(peer) {
-    if (env.params->contains("algo")) algo_ = peer_algo_from_string(param_str(*env.params, "algo"));
+    // Absent without the algo axis (the default: auto).
+    if (env.params->contains("algo")) algo_ = env.params->choice<PeerAlgo>("algo", kPeerAlgoNames);
     chosen_ = peer_.resolve(layout_.count, dtype_, algo_);
   }
 
@@ -130,11 +135,11 @@ class PeerPoint final : public CollectivePoint {
 };
 
 std::unique_ptr<RankPoint> make_point(GroupState& state, RankEnv& env) {
-  const std::string waived = allreduce::waiver(env.nranks, param_bool(*env.params, "inplace"));
+  const std::string waived = allreduce::waiver(env.nranks, env.params->boolean("inplace"));
   if (!waived.empty()) throw WaivedError(waived);
-  const std::string impl = param_str(*env.params, "impl");
-  if (impl == "nccl") return std::make_unique<NcclCollectivePoint>(env, collective::Kind::allreduce);
-  if (impl != "mgbench") throw UsageError("unknown all-reduce impl '" + impl + "'");
+  if (impl_of(*env.params) == Impl::nccl) {
+    return std::make_unique<NcclCollectivePoint>(env, collective::Kind::allreduce);
+  }
   PeerSlot& slot = state.peers[env.slot()];
   if (slot.peer) {
     // Collective: every rank reaches each later mgbench point together. A barrier timeout
@@ -161,13 +166,13 @@ GroupRunner allreduce_runner() {
     // Communicators only for NCCL's points; the own points enable peer access themselves
     // (PeerAllreduce), and a group where that fails waives them only.
     for (const auto& point : ctx.spec.points) {
-      options.needs_nccl = options.needs_nccl || point.params.value("impl", "") == "nccl";
+      options.needs_nccl = options.needs_nccl || impl_of(point.params) == Impl::nccl;
     }
     GroupRunner run = make_runner(
         [state](RankEnv& env) { return make_point(*state, env); },
         [](const Params& params, int nranks, double seconds) {
-          return allreduce::metrics(static_cast<std::uint64_t>(param_int(params, "bytes")),
-                                    nranks, seconds);
+          return allreduce::metrics(static_cast<std::uint64_t>(params.integer("bytes")), nranks,
+                                    seconds);
         },
         options);
     run(ctx);

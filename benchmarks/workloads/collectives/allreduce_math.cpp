@@ -74,48 +74,36 @@ std::uint64_t element_count(std::uint64_t bytes, const std::string& dtype) {
   return bytes / dtype_size(dtype);
 }
 
-namespace {
-
-using collective::bytes_of;
-
-const std::vector<Json>& values_of(const AxisValues& values, const std::string& name,
-                                   const std::vector<Json>& fallback) {
-  const auto it = values.find(name);
-  return it == values.end() || it->second.empty() ? fallback : it->second;
-}
-
-}  // namespace
-
 std::vector<Params> expand_points(const AxisValues& values) {
-  static const std::vector<Json> kDtypes{"fp32"}, kImpls{"nccl"}, kInplace{false}, kAlgos{"auto"};
-  static const std::vector<Json> kNoBytes;
-  const std::vector<Json> dtypes = values_of(values, "dtype", kDtypes);
-  const std::vector<Json> inplaces = values_of(values, "inplace", kInplace);
-  const std::vector<Json> sizes = values_of(values, "bytes", kNoBytes);
-  const std::vector<Json> impls = values_of(values, "impl", kImpls);
-  const std::vector<Json> algos = values_of(values, "algo", kAlgos);
+  using collective::bytes_of;
+  using collective::values_of;
+  static const std::vector<ParamValue> kDtypes{"fp32"}, kImpls{"nccl"}, kInplace{false},
+      kAlgos{"auto"}, kNoBytes;
+  const auto& dtypes = values_of(values, "dtype", kDtypes);
+  const auto& inplaces = values_of(values, "inplace", kInplace);
+  const auto& sizes = values_of(values, "bytes", kNoBytes);
+  const auto& impls = values_of(values, "impl", kImpls);
+  const auto& algos = values_of(values, "algo", kAlgos);
   const bool has_algo_axis = values.count("algo") != 0 && !values.at("algo").empty();
 
   std::vector<Params> points;
   std::set<std::string> seen;
   for (const auto& dtype : dtypes) {
-    const std::string d = dtype.get<std::string>();
-    const std::size_t elem = dtype_size(d);
+    const std::size_t elem = dtype_size(dtype.text());
     for (const auto& inplace : inplaces) {
       for (const auto& size : sizes) {
         const std::uint64_t count = bytes_of(size) / elem;
         if (count == 0) continue;  // smaller than one element
         for (const auto& impl : impls) {
-          const bool own = impl == "mgbench";
+          const bool own = impl.text() == "mgbench";
           const std::size_t n_algo = own && has_algo_axis ? algos.size() : 1;
           for (std::size_t a = 0; a < n_algo; ++a) {
-            Params p = Json::object();
-            p["bytes"] = count * elem;
-            p["count"] = count;
-            p["dtype"] = d;
-            p["impl"] = impl;
-            p["inplace"] = inplace;
-            if (own && has_algo_axis) p["algo"] = algos[a];
+            Params p{{"bytes", count * elem},
+                     {"count", count},
+                     {"dtype", dtype},
+                     {"impl", impl},
+                     {"inplace", inplace}};
+            if (own && has_algo_axis) p.set("algo", algos[a]);
             if (seen.insert(p.dump()).second) points.push_back(std::move(p));
           }
         }

@@ -31,22 +31,20 @@ const char* label_of(Kind kind) {
   return "collective";
 }
 
-const std::vector<Json>& values_of(const AxisValues& values, const std::string& name,
-                                   const std::vector<Json>& fallback) {
+}  // namespace
+
+const std::vector<ParamValue>& values_of(const AxisValues& values, const std::string& name,
+                                         const std::vector<ParamValue>& fallback) {
   const auto it = values.find(name);
   return it == values.end() || it->second.empty() ? fallback : it->second;
 }
 
-}  // namespace
-
-std::uint64_t bytes_of(const Json& value) {
-  if (value.is_number_unsigned()) return value.get<std::uint64_t>();
-  if (value.is_number_integer()) {
-    const auto v = value.get<std::int64_t>();
-    if (v < 0) throw UsageError("bytes must not be negative");
-    return static_cast<std::uint64_t>(v);
+std::uint64_t bytes_of(const ParamValue& value) {
+  if (value.is_integer()) {
+    if (value.integer() < 0) throw UsageError("bytes must not be negative");
+    return static_cast<std::uint64_t>(value.integer());
   }
-  if (value.is_string()) return parse_size(value.get<std::string>(), "bytes");
+  if (value.is_text()) return parse_size(value.text(), "bytes");
   throw UsageError("bytes must be a size");
 }
 
@@ -152,41 +150,40 @@ RankLayout rank_layout(Kind kind, int rank, int nranks, std::uint64_t count, int
   return l;
 }
 
-std::vector<int> roots_of(const Json& value, int gpus) {
-  if (value.is_string() && value.get<std::string>() == kAllRoots) {
+std::vector<int> roots_of(const ParamValue& value, int gpus) {
+  if (value.is_text() && value.text() == kAllRoots) {
     std::vector<int> all;
     for (int r = 0; r < gpus; ++r) all.push_back(r);
     return all;
   }
   std::int64_t root = -1;
-  if (value.is_number_integer()) {
-    root = value.get<std::int64_t>();
-  } else if (value.is_string()) {
-    const std::string text = value.get<std::string>();
+  if (value.is_integer()) {
+    root = value.integer();
+  } else if (value.is_text()) {
+    const std::string& text = value.text();
     const bool digits = !text.empty() && text.size() <= 9 &&
                         std::all_of(text.begin(), text.end(),
                                     [](char c) { return c >= '0' && c <= '9'; });
     if (digits) root = std::stoll(text);
   }
   if (root < 0) {
-    throw UsageError(fmt::format("root '{}' is not a rank (0, 1, ...) or '{}'",
-                                 value.is_string() ? value.get<std::string>() : value.dump(),
-                                 kAllRoots));
+    throw UsageError(
+        fmt::format("root '{}' is not a rank (0, 1, ...) or '{}'", value.str(), kAllRoots));
   }
   if (root >= gpus) return {};
   return {static_cast<int>(root)};
 }
 
 std::vector<Params> expand_points(Kind kind, const AxisValues& values, int gpus) {
-  static const std::vector<Json> kDtypes{"fp32"}, kInplace{false}, kDefault{"default"};
-  static const std::vector<Json> kRoot{0}, kNone;
+  static const std::vector<ParamValue> kDtypes{"fp32"}, kInplace{false}, kDefault{"default"};
+  static const std::vector<ParamValue> kRoot{0}, kNone;
   const auto& inplaces = has_inplace(kind) ? values_of(values, "inplace", kInplace) : kInplace;
   std::vector<Params> points;
   std::set<std::string> seen;
   for (const auto& algo : values_of(values, "algo", kDefault)) {
     for (const auto& proto : values_of(values, "proto", kDefault)) {
       for (const auto& dtype : values_of(values, "dtype", kDtypes)) {
-        const std::size_t element = allreduce::dtype_size(dtype.get<std::string>());
+        const std::size_t element = allreduce::dtype_size(dtype.text());
         for (const auto& inplace : inplaces) {
           for (const auto& size : values_of(values, "bytes", kNone)) {
             const std::uint64_t bytes = bytes_of(size) / element * element;
@@ -200,10 +197,10 @@ std::vector<Params> expand_points(Kind kind, const AxisValues& values, int gpus)
             }
             for (int root : roots) {
               Params p{{"bytes", bytes}, {"dtype", dtype}};
-              if (has_inplace(kind)) p["inplace"] = inplace;
-              if (root >= 0) p["root"] = root;
-              if (values.count("algo") != 0) p["algo"] = algo;
-              if (values.count("proto") != 0) p["proto"] = proto;
+              if (has_inplace(kind)) p.set("inplace", inplace);
+              if (root >= 0) p.set("root", root);
+              if (values.count("algo") != 0) p.set("algo", algo);
+              if (values.count("proto") != 0) p.set("proto", proto);
               if (seen.insert(p.dump()).second) points.push_back(std::move(p));
             }
           }
@@ -218,8 +215,10 @@ std::vector<std::pair<std::string, std::string>> nccl_env(const Params& params) 
   std::vector<std::pair<std::string, std::string>> env;
   for (const auto& [param, variable] :
        {std::pair<const char*, const char*>{"algo", "NCCL_ALGO"}, {"proto", "NCCL_PROTO"}}) {
-    const std::string value = params.value(param, std::string("default"));
-    if (value != "default") env.emplace_back(variable, value);
+    // Absent without the workload's axis: NCCL's own choice, as "default".
+    if (params.contains(param) && params.text(param) != "default") {
+      env.emplace_back(variable, params.text(param));
+    }
   }
   return env;
 }
@@ -238,16 +237,16 @@ Json plateau_summary(const std::string& workload, const std::vector<SummaryKey>&
     if (p.workload != workload || p.status != Status::ok) continue;
     if (!p.metrics.is_object() || !p.metrics.contains("busbw_GBps")) continue;
     if (!p.params.contains("bytes")) continue;
-    const std::uint64_t bytes = bytes_of(p.params["bytes"]);
+    const std::uint64_t bytes = bytes_of(p.params.at("bytes"));
     if (bytes < kPlateauMinBytes) continue;
     Json row = Json::object();
     std::vector<Json> values;
     for (const auto& key : keys) {
-      const auto it = p.params.find(key.param);
-      const bool omit = it == p.params.end() ||
-                        (!key.omit_when.empty() && it->is_string() && *it == key.omit_when);
-      values.push_back(omit ? Json() : *it);
-      if (!omit) row[key.param] = *it;
+      const ParamValue* value = p.params.find(key.param);
+      const bool omit = value == nullptr || (!key.omit_when.empty() && value->is_text() &&
+                                             value->text() == key.omit_when);
+      values.push_back(omit ? Json() : value->to_json());
+      if (!omit) row[key.param] = value->to_json();
     }
     // Figures timed or cached differently are never pooled.
     const std::string method = describe(p.measured);

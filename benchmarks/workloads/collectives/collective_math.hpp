@@ -25,9 +25,12 @@
 
 namespace mgbench::bench::collective {
 
-// A size parameter's value (a number, or a size string such as "64M"); UsageError when negative
-// or not a size.
-std::uint64_t bytes_of(const Json& value);
+// A size parameter's value (an integer, or a size string such as "64M"); UsageError when
+// negative or not a size.
+std::uint64_t bytes_of(const ParamValue& value);
+// The values chosen for axis `name`, `fallback` when it has none.
+const std::vector<ParamValue>& values_of(const AxisValues& values, const std::string& name,
+                                         const std::vector<ParamValue>& fallback);
 
 // nccl-tests' bus-bandwidth factor (doc/PERFORMANCE.md): all-reduce 2(n-1)/n; all-gather,
 // reduce-scatter and all-to-all (n-1)/n; broadcast, reduce and send/recv 1. 0 on one rank (no
@@ -76,7 +79,7 @@ RankLayout rank_layout(Kind kind, int rank, int nranks, std::uint64_t count, int
 inline constexpr const char* kAllRoots = "all";
 // The roots of a group of `gpus` for one root axis value: {r} when r < gpus (else none), every
 // rank for "all". UsageError for anything else.
-std::vector<int> roots_of(const Json& value, int gpus);
+std::vector<int> roots_of(const ParamValue& value, int gpus);
 
 // Point expansion for a group of `gpus`: (algo, proto) outermost, so that points whose NCCL
 // environment differs run in separate stretches of the group (each its own communicators), then

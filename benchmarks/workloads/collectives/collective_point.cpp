@@ -31,8 +31,9 @@ std::size_t stride_of(std::uint64_t elements, std::size_t element) {
   return (bytes + kSlotAlign - 1) / kSlotAlign * kSlotAlign;
 }
 
+// A count parameter, `fallback` where the workload has no such axis (root: broadcast, reduce).
 std::uint64_t param_count(const Params& p, const std::string& name, std::int64_t fallback) {
-  return static_cast<std::uint64_t>(p.contains(name) ? param_int(p, name) : fallback);
+  return static_cast<std::uint64_t>(p.contains(name) ? p.integer(name) : fallback);
 }
 
 }  // namespace
@@ -48,12 +49,12 @@ ncclDataType_t nccl_datatype(kernels::DType dtype) {
 
 CollectivePoint::CollectivePoint(RankEnv& env, collective::Kind kind) : env_(env), kind_(kind) {
   const Params& p = *env.params;
-  dtype_ = reduce_dtype_from_string(param_str(p, "dtype"));
+  dtype_ = reduce_dtype_from_string(p.text("dtype"));
   element_ = kernels::dtype_size(dtype_);
-  inplace_ = p.contains("inplace") && param_bool(p, "inplace");
+  inplace_ = p.contains("inplace") && p.boolean("inplace");
   root_ = static_cast<int>(param_count(p, "root", 0));
-  const std::uint64_t count =
-      collective::nccl_count(kind, param_count(p, "bytes", 0), element_, env.nranks);
+  const std::uint64_t count = collective::nccl_count(
+      kind, static_cast<std::uint64_t>(p.integer("bytes")), element_, env.nranks);
   if (count == 0) throw UsageError("the point's size is less than one element per rank");
   layout_ = collective::rank_layout(kind, env.rank, env.nranks, count, root_);
   if (inplace_) {

@@ -78,13 +78,13 @@ GroupRunner nccl_runner(collective::Kind kind) {
         [kind](RankEnv& env) -> std::unique_ptr<RankPoint> {
           const Params& p = *env.params;
           const std::string waived = collective::waiver(
-              kind, env.nranks, p.contains("inplace") && param_bool(p, "inplace"));
+              kind, env.nranks, p.contains("inplace") && p.boolean("inplace"));
           if (!waived.empty()) throw WaivedError(waived);
           return std::make_unique<NcclCollectivePoint>(env, kind);
         },
         [kind](const Params& params, int nranks, double seconds) {
-          return collective::metrics(kind, static_cast<std::uint64_t>(param_int(params, "bytes")),
-                                     param_str(params, "dtype"), nranks, seconds);
+          return collective::metrics(kind, static_cast<std::uint64_t>(params.integer("bytes")),
+                                     params.text("dtype"), nranks, seconds);
         },
         options);
     run(ctx);
@@ -105,7 +105,7 @@ RunnerOptions collective_runner_options() {
   options.default_timing = TimingMethod::host;
   options.default_cache = CacheMode::cold;
   options.time_both = [](const Params& p) {
-    return static_cast<std::uint64_t>(param_int(p, "bytes")) < kTimeBothBelowBytes;
+    return static_cast<std::uint64_t>(p.integer("bytes")) < kTimeBothBelowBytes;
   };
   options.limits = {LimitCheck{"algbw_GBps", LimitKind::copy}};
   return options;

@@ -41,21 +41,16 @@ kernels::DType reduce_dtype_from_string(const std::string& name) {
                            "all-reduce");
 }
 
+const std::initializer_list<std::pair<const char*, PeerAlgo>> kPeerAlgoNames{
+    {"auto", PeerAlgo::automatic},
+    {"one_shot", PeerAlgo::one_shot},
+    {"two_shot", PeerAlgo::two_shot}};
+
 const char* to_string(PeerAlgo algo) {
-  switch (algo) {
-    case PeerAlgo::automatic: return "auto";
-    case PeerAlgo::one_shot: return "one_shot";
-    case PeerAlgo::two_shot: return "two_shot";
+  for (const auto& [name, named] : kPeerAlgoNames) {
+    if (named == algo) return name;
   }
   return "?";
-}
-
-PeerAlgo peer_algo_from_string(const std::string& name) {
-  if (name == "auto") return PeerAlgo::automatic;
-  if (name == "one_shot") return PeerAlgo::one_shot;
-  if (name == "two_shot") return PeerAlgo::two_shot;
-  throw UsageError("unknown all-reduce algorithm '" + name +
-                   "' (expected auto, one_shot or two_shot)");
 }
 
 struct PeerAllreduce::Impl {

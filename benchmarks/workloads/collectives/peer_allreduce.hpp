@@ -17,8 +17,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "mgbench/bench/executor.hpp"
 #include "mgbench/kernels/fill.hpp"
@@ -29,8 +31,10 @@ namespace mgbench::bench {
 kernels::DType reduce_dtype_from_string(const std::string& name);
 
 enum class PeerAlgo { automatic, one_shot, two_shot };
-const char* to_string(PeerAlgo algo);                     // "auto", "one_shot", "two_shot"
-PeerAlgo peer_algo_from_string(const std::string& name);  // throws UsageError
+// Their names, "auto", "one_shot", "two_shot": the all-reduce's "algo" axis (read with
+// Params::choice) and to_string.
+extern const std::initializer_list<std::pair<const char*, PeerAlgo>> kPeerAlgoNames;
+const char* to_string(PeerAlgo algo);
 
 class PeerAllreduce {
  public:

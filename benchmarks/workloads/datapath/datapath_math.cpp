@@ -41,8 +41,8 @@ Json bandwidth_metrics(double bytes, int nranks, double seconds, const char* per
 }  // namespace
 
 Json membw_metrics(const Params& params, int nranks, double seconds) {
-  const auto words = membw_words(static_cast<std::uint64_t>(param_int(params, "bytes")));
-  return bandwidth_metrics(membw_bytes_moved(param_str(params, "impl"), words), nranks, seconds,
+  const auto words = membw_words(static_cast<std::uint64_t>(params.integer("bytes")));
+  return bandwidth_metrics(membw_bytes_moved(params.text("impl"), words), nranks, seconds,
                            "GBps_per_gpu");
 }
 
@@ -54,15 +54,16 @@ double h2d_bytes_moved(const std::string& direction, std::uint64_t bytes) {
 }
 
 Json h2d_metrics(const Params& params, int nranks, double seconds) {
-  const double bytes = h2d_bytes_moved(param_str(params, "direction"),
-                                       static_cast<std::uint64_t>(param_int(params, "bytes")));
+  const double bytes = h2d_bytes_moved(params.text("direction"),
+                                       static_cast<std::uint64_t>(params.integer("bytes")));
   return bandwidth_metrics(bytes, nranks, seconds, "GBps_per_gpu");
 }
 
 std::vector<Params> h2d_expand(const AxisValues& values) {
   std::vector<Params> points;
   for (auto& p : cartesian_product(values)) {
-    if (p.value("memory", "") != "pageable" || p.value("timing", "") != "graph") {
+    const bool pageable = p.contains("memory") && p.text("memory") == "pageable";
+    if (!pageable || !p.contains("timing") || p.text("timing") != "graph") {
       points.push_back(std::move(p));
     }
   }
@@ -119,9 +120,10 @@ Json h2d_summary(const std::vector<PointResult>& points) {
     if (p.status != Status::ok || !p.metrics.contains("GBps_per_gpu")) continue;
     const Params& q = p.params;
     if (!q.contains("direction") || !q.contains("memory") || !q.contains("bytes")) continue;
-    rows.push_back({p.gpus, p.devices, q["direction"].get<std::string>(),
-                    q["memory"].get<std::string>(), q.value("numa", std::string("local")),
-                    describe(p.measured), q["bytes"].get<std::int64_t>(),
+    // Results of versions without the numa axis ran on local memory.
+    const std::string numa = q.contains("numa") ? q.text("numa") : "local";
+    rows.push_back({p.gpus, p.devices, q.text("direction"), q.text("memory"), numa,
+                    describe(p.measured), q.integer("bytes"),
                     p.metrics["GBps_per_gpu"].get<double>(), p.metrics.value("link_GBps", 0.0)});
   }
   // Median over matching rows of `gpus` GPUs (alone: 1) and placement `numa`.
@@ -206,8 +208,8 @@ std::string p2p_graph_waiver(const std::vector<int>& devices, bool sm_engine, bo
 }
 
 Json p2p_metrics(const Params& params, int nranks, double seconds) {
-  const std::string direction = param_str(params, "direction");
-  const auto bytes = static_cast<double>(param_int(params, "bytes"));
+  const std::string& direction = params.text("direction");
+  const auto bytes = static_cast<double>(params.integer("bytes"));
   const double per_pair = (direction == "bidir" ? 2.0 : 1.0) * bytes;
   const auto pairs = static_cast<double>(nranks / 2);
   const double per = gbps(per_pair, seconds);
@@ -253,9 +255,13 @@ Json p2p_summary(const std::vector<PointResult>& points) {
   for (const auto& p : points) {
     if (p.status != Status::ok || !p.extra.contains("ranks") || p.extra["ranks"].empty()) continue;
     const Json& d = p.extra["ranks"][0].value("details", Json::object());
-    if (!d.contains("bw_matrix_GBps") || !p.params.contains("engine")) continue;
-    const Key key{p.params["engine"].get<std::string>(), p.params.value("direction", "uni"),
-                  p.params.value("bytes", std::int64_t{0}), describe(p.measured)};
+    if (!d.contains("bw_matrix_GBps")) continue;
+    if (!p.params.contains("engine") || !p.params.contains("direction") ||
+        !p.params.contains("bytes")) {
+      continue;
+    }
+    const Key key{p.params.text("engine"), p.params.text("direction"), p.params.integer("bytes"),
+                  describe(p.measured)};
     auto& slot = largest[key];
     if (slot == nullptr || p.gpus > slot->gpus) slot = &p;
   }

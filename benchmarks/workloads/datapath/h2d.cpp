@@ -61,18 +61,24 @@ namespace mgbench::bench {
 
 namespace {
 
+enum class Direction { h2d, d2h, bidir };
+enum class Memory { pinned, pageable };
+
 struct H2dParams {
-  std::string direction, memory, numa;
+  Direction direction;
+  Memory memory;
+  std::string numa;
   std::size_t words;
 };
 
 H2dParams h2d_params(const Params& p) {
-  H2dParams h{param_str(p, "direction"), param_str(p, "memory"), param_str(p, "numa"), 0};
-  (void)datapath::h2d_bytes_moved(h.direction, 0);  // validates the direction
-  if (h.memory != "pinned" && h.memory != "pageable") {
-    throw UsageError("unknown h2d memory '" + h.memory + "': expected pinned or pageable");
-  }
-  const auto bytes = param_int(p, "bytes");
+  H2dParams h{p.choice<Direction>("direction", {{"h2d", Direction::h2d},
+                                                {"d2h", Direction::d2h},
+                                                {"bidir", Direction::bidir}}),
+              p.choice<Memory>("memory",
+                               {{"pinned", Memory::pinned}, {"pageable", Memory::pageable}}),
+              p.text("numa"), 0};
+  const auto bytes = p.integer("bytes");
   if (bytes < 16) throw UsageError("h2d needs bytes >= 16");
   h.words = static_cast<std::size_t>(bytes) / 4;
   return h;
@@ -88,13 +94,13 @@ class H2dPoint final : public RankPoint {
     bus_id_ = bus_id_of(env.device);
     gpu_node_ = gpu_numa_node(bus_id_);
     host_node_ = target_node(p_.numa, gpu_node_);
-    const bool up = p_.direction != "d2h", down = p_.direction != "h2d";
+    const bool up = p_.direction != Direction::d2h, down = p_.direction != Direction::h2d;
     stride_ = (p_.words * 4 + kSetAlign - 1) / kSetAlign * kSetAlign;
     rotation_ = env.rotation(stride_ * ((up ? 1 : 0) + (down ? 1 : 0)));
     if (up) make_up();
     if (down) make_down();
     counter_ = DeviceBuffer(sizeof(unsigned long long));
-    if (p_.memory != "pinned") make_movers(env);
+    if (p_.memory != Memory::pinned) make_movers(env);
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaEventCreateWithFlags(&join_, cudaEventDisableTiming));
     MGBENCH_CUDA_CHECK(cudaStreamSynchronize(env_.stream));
@@ -155,7 +161,7 @@ class H2dPoint final : public RankPoint {
            {"peak_bytes", up_dev_.bytes() + down_dev_.bytes()},
            {"rotation", rotation_json(rotation_)}};
     if (link.GBps > 0) {
-      d["metrics"] = Json{{"link_GBps", link.GBps * (p_.direction == "bidir" ? 2.0 : 1.0)}};
+      d["metrics"] = Json{{"link_GBps", link.GBps * (p_.direction == Direction::bidir ? 2.0 : 1.0)}};
     }
     return d;
   }
@@ -179,7 +185,7 @@ class H2dPoint final : public RankPoint {
   // poisoned.
   void make_up() {
     const std::size_t bytes = p_.words * 4;
-    up_host_ = std::make_unique<HostBuffer>(bytes, host_node_, p_.memory == "pinned",
+    up_host_ = std::make_unique<HostBuffer>(bytes, host_node_, p_.memory == Memory::pinned,
                                             p_.numa == "remote");
     up_dev_ = DeviceBuffer(stride_ * rotation_.sets);
     MGBENCH_CUDA_CHECK(kernels::fill_pattern(up_dev_.as<std::uint32_t>(), p_.words,
@@ -189,8 +195,8 @@ class H2dPoint final : public RankPoint {
     MGBENCH_CUDA_CHECK(cudaMemsetAsync(up_dev_.get(), 0xff, up_dev_.bytes(), env_.stream));
   }
   void make_down() {
-    down_host_ = std::make_unique<HostBuffer>(p_.words * 4, host_node_, p_.memory == "pinned",
-                                              p_.numa == "remote");
+    down_host_ = std::make_unique<HostBuffer>(p_.words * 4, host_node_,
+                                              p_.memory == Memory::pinned, p_.numa == "remote");
     down_dev_ = DeviceBuffer(stride_ * rotation_.sets);
     for (std::size_t set = 0; set < rotation_.sets; ++set) {
       MGBENCH_CUDA_CHECK(kernels::fill_pattern(reinterpret_cast<std::uint32_t*>(down_dev(set)),

@@ -47,18 +47,15 @@ constexpr std::size_t kWordsAlign = 64;  // sets start 256-byte aligned
 
 enum class MembwImpl { copy, triad, memcpy };
 
-MembwImpl membw_impl(const std::string& name) {
-  if (name == "copy") return MembwImpl::copy;
-  if (name == "triad") return MembwImpl::triad;
-  if (name == "memcpy") return MembwImpl::memcpy;
-  throw UsageError("unknown membw impl '" + name + "': expected copy, triad or memcpy");
-}
 
 class MembwPoint final : public RankPoint {
  public:
   explicit MembwPoint(RankEnv& env)
-      : env_(env), impl_(membw_impl(param_str(*env.params, "impl"))),
-        words_(datapath::membw_words(static_cast<std::uint64_t>(param_int(*env.params, "bytes")))),
+      : env_(env),
+        impl_(env.params->choice<MembwImpl>("impl", {{"copy", MembwImpl::copy},
+                                                     {"triad", MembwImpl::triad},
+                                                     {"memcpy", MembwImpl::memcpy}})),
+        words_(datapath::membw_words(static_cast<std::uint64_t>(env.params->integer("bytes")))),
         seed_(0x6d656d00u + static_cast<std::uint32_t>(env.rank)) {
     MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
     stride_ = (words_ + kWordsAlign - 1) / kWordsAlign * kWordsAlign;

@@ -76,14 +76,13 @@ struct P2pParams {
   std::size_t words;
 };
 
+enum class Engine { ce, sm };
+
 P2pParams p2p_params(const Params& p) {
-  const std::string engine = param_str(p, "engine");
-  if (engine != "ce" && engine != "sm") {
-    throw UsageError("unknown p2p engine '" + engine + "': expected ce or sm");
-  }
-  P2pParams q{engine == "sm", param_str(p, "direction"), 0};
+  const Engine engine = p.choice<Engine>("engine", {{"ce", Engine::ce}, {"sm", Engine::sm}});
+  P2pParams q{engine == Engine::sm, p.text("direction"), 0};
   (void)datapath::p2p_pairs(2, q.direction);  // validates the direction
-  const auto bytes = param_int(p, "bytes");
+  const auto bytes = p.integer("bytes");
   if (bytes < 16) throw UsageError("p2p needs bytes >= 16");
   q.words = static_cast<std::size_t>(bytes) / 4;
   return q;

@@ -68,12 +68,6 @@ DtypeInfo dtype_info(const std::string& name) {
   throw UsageError("unknown gemm dtype '" + name + "': expected fp32, tf32, fp16, bf16 or fp8");
 }
 
-Impl impl_from_string(const std::string& name) {
-  if (name == "cublas") return Impl::cublas;
-  if (name == "mgbench") return Impl::mgbench;
-  throw UsageError("unknown gemm impl '" + name + "': expected cublas or mgbench");
-}
-
 // One cuBLASLt matmul, planned once (heuristic) and enqueued many times.
 // Row-major C[M,N] = A[M,K] B[N,K]^T is, in cuBLASLt's column-major terms,
 // C^T[N,M] = op(B_cm) * A_cm with B_cm = B viewed as K x N (transposed: T) and A_cm = A
@@ -143,8 +137,9 @@ class GemmPoint final : public RankPoint {
   explicit GemmPoint(RankEnv& env)
       : stream_(env.stream), rank_(env.rank), params_(*env.params),
         m_(gemm_dims(params_).m), n_(gemm_dims(params_).n), k_(gemm_dims(params_).k),
-        dtype_(dtype_info(param_str(params_, "dtype"))),
-        impl_(impl_from_string(param_str(params_, "impl"))) {
+        dtype_(dtype_info(params_.text("dtype"))),
+        impl_(params_.choice<Impl>("impl",
+                                   {{"cublas", Impl::cublas}, {"mgbench", Impl::mgbench}})) {
     if (m_ < 1 || n_ < 1 || k_ < 1) throw UsageError("gemm needs m, n, k >= 1");
     MGBENCH_CUDA_CHECK(cudaSetDevice(env.device));
     if (dtype_.name == "fp8") {

@@ -139,11 +139,11 @@ GemmDims parse_gemm_shape(const std::string& text, std::int64_t max_dim) {
 }
 
 GemmDims gemm_dims(const Params& params) {
-  if (params.is_object() && !params.contains("m") && params.contains("batch")) {
-    const std::int64_t hidden = param_int(params, "hidden");
-    return {param_int(params, "batch"), hidden, hidden};
+  if (!params.contains("m") && params.contains("batch")) {
+    const std::int64_t hidden = params.integer("hidden");
+    return {params.integer("batch"), hidden, hidden};
   }
-  return {param_int(params, "m"), param_int(params, "n"), param_int(params, "k")};
+  return {params.integer("m"), params.integer("n"), params.integer("k")};
 }
 
 Json gemm_metrics(const Params& params, int nranks, double seconds) {
@@ -158,14 +158,14 @@ Json gemm_metrics(const Params& params, int nranks, double seconds) {
 std::vector<Params> expand_gemm_points(const AxisValues& values) {
   auto list = [&](const std::string& name) {
     const auto it = values.find(name);
-    return it == values.end() ? std::vector<Json>{} : it->second;
+    return it == values.end() ? std::vector<ParamValue>{} : it->second;
   };
   std::vector<Params> shapes;
   for (const auto& size : list("size")) {
     shapes.push_back(Params{{"shape", "square"}, {"m", size}, {"n", size}, {"k", size}});
   }
   for (const auto& text : list("shape")) {
-    const GemmDims d = parse_gemm_shape(text.get<std::string>(), kMaxShapeDim);
+    const GemmDims d = parse_gemm_shape(text.text(), kMaxShapeDim);
     shapes.push_back(Params{{"shape", std::to_string(d.m) + "x" + std::to_string(d.n) + "x" +
                                           std::to_string(d.k)},
                             {"m", d.m},
@@ -182,8 +182,8 @@ std::vector<Params> expand_gemm_points(const AxisValues& values) {
     for (const auto& dtype : list("dtype")) {
       for (const auto& impl : list("impl")) {
         Params p = shape;
-        p["dtype"] = dtype;
-        p["impl"] = impl;
+        p.set("dtype", dtype);
+        p.set("impl", impl);
         points.push_back(std::move(p));
       }
     }
@@ -211,13 +211,14 @@ Json own_vs_cublas_summary(const std::vector<PointResult>& points) {
   std::map<Key, std::map<std::string, const PointResult*>> pairs;
   for (const auto& p : points) {
     if (p.workload != "gemm" || p.status != Status::ok || !p.metrics.is_object() ||
-        !p.metrics.contains("tflops_per_gpu") || !p.params.contains("impl")) {
+        !p.metrics.contains("tflops_per_gpu") || !p.params.contains("impl") ||
+        !p.params.contains("dtype")) {
       continue;
     }
     const std::string measured = describe(p.measured);
     const GemmDims d = gemm_dims(p.params);
-    const Key key{p.gpus, d.m, d.n, d.k, p.params.value("dtype", std::string()), measured};
-    pairs[key][p.params["impl"].get<std::string>()] = &p;
+    const Key key{p.gpus, d.m, d.n, d.k, p.params.text("dtype"), measured};
+    pairs[key][p.params.text("impl")] = &p;
   }
   Json rows = Json::array();
   for (const auto& [key, by_impl] : pairs) {

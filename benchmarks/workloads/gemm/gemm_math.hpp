@@ -1,5 +1,5 @@
 #pragma once
-// Host-side pieces of the GEMM workload (benchmarks/gemm.cpp) that unit tests check
+// Host-side pieces of the GEMM workload (gemm/gemm.cpp) that unit tests check
 // without a GPU: point expansion, metrics, verification tolerance and sampling.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Host-side pieces of the training-step workload (benchmarks/train_step.cpp) that need no GPU:
+// Host-side pieces of the training-step workload (training/train_step.cpp) that need no GPU:
 // precisions, the flat parameter layout, gradient buckets, the per-GPU memory estimate, the
 // FP64 reference of the step's gradients and the step-time breakdown formulas.
 //

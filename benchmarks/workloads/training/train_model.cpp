@@ -24,7 +24,7 @@ constexpr kernels::TrainActivation kActivation = kernels::TrainActivation::gelu;
 ModelConfig config_from_params(const Params& p) {
   ModelConfig c;
   const auto positive = [&](const char* key) {
-    const std::int64_t v = param_int(p, key);
+    const std::int64_t v = p.integer(key);
     if (v < 1) throw UsageError(std::string("train_step ") + key + " must be >= 1");
     return v;
   };
@@ -32,10 +32,10 @@ ModelConfig config_from_params(const Params& p) {
   c.hidden = static_cast<std::size_t>(positive("hidden"));
   c.batch = static_cast<std::size_t>(positive("batch"));
   c.accum = static_cast<int>(positive("accum"));
-  c.precision = precision_from_string(param_str(p, "dtype"));
-  c.overlap = param_bool(p, "overlap");
-  c.h2d = param_bool(p, "h2d");
-  const std::int64_t bucket_mb = param_int(p, "bucket_mb");
+  c.precision = precision_from_string(p.text("dtype"));
+  c.overlap = p.boolean("overlap");
+  c.h2d = p.boolean("h2d");
+  const std::int64_t bucket_mb = p.integer("bucket_mb");
   if (bucket_mb < 0) throw UsageError("train_step bucket_mb must be >= 0");
   c.bucket_bytes = static_cast<std::size_t>(bucket_mb) << 20;
   return c;

@@ -91,10 +91,8 @@ constexpr int kReducerMaxBlocks = 32;
 
 enum class Impl { nccl, mgbench };
 
-Impl impl_from_string(const std::string& name) {
-  if (name == "nccl") return Impl::nccl;
-  if (name == "mgbench") return Impl::mgbench;
-  throw UsageError("unknown train_step impl '" + name + "': expected nccl or mgbench");
+Impl impl_of(const Params& params) {
+  return params.choice<Impl>("impl", {{"nccl", Impl::nccl}, {"mgbench", Impl::mgbench}});
 }
 
 struct GradCheck {
@@ -106,7 +104,7 @@ class TrainStepPoint final : public RankPoint {
  public:
   explicit TrainStepPoint(RankEnv& env)
       : env_(env), cfg_(train::config_from_params(*env.params)), memory_(env.device) {
-    const Impl impl = impl_from_string(param_str(*env.params, "impl"));
+    const Impl impl = impl_of(*env.params);
 
     ModelConfig tiny = cfg_;
     tiny.layers = kTinyLayers;
@@ -322,13 +320,13 @@ class TrainStepPoint final : public RankPoint {
 };
 
 Json train_metrics(const Params& p, int nranks, double seconds) {
-  const auto batch = static_cast<double>(param_int(p, "batch"));
-  const auto accum = static_cast<double>(param_int(p, "accum"));
+  const auto batch = static_cast<double>(p.integer("batch"));
+  const auto accum = static_cast<double>(p.integer("accum"));
   const double per_gpu = batch * accum;
-  const double flops = train::step_flops(static_cast<int>(param_int(p, "layers")),
-                                         static_cast<std::size_t>(param_int(p, "hidden")),
-                                         static_cast<std::size_t>(param_int(p, "batch")),
-                                         static_cast<int>(param_int(p, "accum")));
+  const double flops = train::step_flops(static_cast<int>(p.integer("layers")),
+                                         static_cast<std::size_t>(p.integer("hidden")),
+                                         static_cast<std::size_t>(p.integer("batch")),
+                                         static_cast<int>(p.integer("accum")));
   if (!(seconds > 0) || !std::isfinite(seconds)) {
     // No usable step time, no rate: NaN makes reject_non_finite fail the point with the reason.
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -355,7 +353,7 @@ GroupRunner train_runner() {
   return [](GroupContext& ctx) {
     RunnerOptions o;
     for (const auto& point : ctx.spec.points) {
-      o.needs_nccl = o.needs_nccl || point.params.value("impl", "") == "nccl";
+      o.needs_nccl = o.needs_nccl || impl_of(point.params) == Impl::nccl;
     }
     o.default_timing = TimingMethod::host;
     o.default_cache = CacheMode::hot;

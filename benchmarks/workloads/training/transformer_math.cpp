@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "mgbench/bench/dtype.hpp"
 #include "mgbench/core/error.hpp"
 #include "mgbench/kernels/train.hpp"
 
@@ -18,13 +19,13 @@ std::size_t round_up(std::size_t n, std::size_t multiple) {
 std::size_t z(std::int64_t v) { return static_cast<std::size_t>(v); }
 
 std::int64_t positive(const Params& p, const char* key) {
-  const std::int64_t v = param_int(p, key);
+  const std::int64_t v = p.integer(key);
   if (v < 1) throw UsageError(std::string("transformer_step ") + key + " must be >= 1");
   return v;
 }
 
 ModelShape shape_from_params(const Params& p) {
-  const std::string model = param_str(p, "model");
+  const std::string& model = p.text("model");
   if (model == "custom") {
     return custom_shape(positive(p, "hidden"), positive(p, "heads"), positive(p, "kv_heads"),
                         positive(p, "mlp"));
@@ -86,27 +87,19 @@ ModelShape custom_shape(std::int64_t hidden, std::int64_t heads, std::int64_t kv
   return ModelShape{"custom", hidden, heads, kv_heads, hidden / heads, mlp, 0, 0};
 }
 
-Strategy strategy_from_string(const std::string& name) {
-  if (name == "ddp") return Strategy::ddp;
-  if (name == "fsdp") return Strategy::fsdp;
-  if (name == "tp") return Strategy::tp;
-  if (name == "tp_dp") return Strategy::tp_dp;
-  throw UsageError("unknown transformer_step strategy '" + name +
-                   "': expected ddp, fsdp, tp or tp_dp");
-}
+const std::initializer_list<std::pair<const char*, Strategy>> kStrategyNames{
+    {"ddp", Strategy::ddp}, {"fsdp", Strategy::fsdp}, {"tp", Strategy::tp},
+    {"tp_dp", Strategy::tp_dp}};
 
 const char* to_string(Strategy strategy) {
-  switch (strategy) {
-    case Strategy::ddp: return "ddp";
-    case Strategy::fsdp: return "fsdp";
-    case Strategy::tp: return "tp";
-    case Strategy::tp_dp: return "tp_dp";
+  for (const auto& [name, named] : kStrategyNames) {
+    if (named == strategy) return name;
   }
   return "?";
 }
 
 std::string placement_problem(const Params& params, int gpus, int gpus_per_node) {
-  const Strategy strategy = strategy_from_string(param_str(params, "strategy"));
+  const Strategy strategy = params.choice<Strategy>("strategy", kStrategyNames);
   if (strategy == Strategy::ddp || strategy == Strategy::fsdp) return "";
   const ModelShape shape = shape_from_params(params);
   if (strategy == Strategy::tp) {
@@ -114,7 +107,7 @@ std::string placement_problem(const Params& params, int gpus, int gpus_per_node)
     if (gpus > gpus_per_node) return "tp stays within one node";
     return tp_problem(shape, gpus);
   }
-  const std::int64_t tp = param_int(params, "tp_size");
+  const std::int64_t tp = params.integer("tp_size");
   if (tp < 2) return "tp_dp needs tp_size >= 2";
   if (gpus % tp != 0 || gpus / tp < 2) {
     return "tp_dp with tp_size " + std::to_string(tp) + " needs a multiple of " +
@@ -131,21 +124,15 @@ StepConfig config_from_params(const Params& params, int gpus) {
   c.seq = positive(params, "seq");
   c.batch = positive(params, "batch");
   c.accum = static_cast<int>(positive(params, "accum"));
-  const std::string dtype = param_str(params, "dtype");
-  if (dtype == "bf16") {
-    c.precision = DType::bf16;
-  } else if (dtype == "fp16") {
-    c.precision = DType::fp16;
-  } else {
-    throw UsageError("transformer_step dtype '" + dtype + "': expected bf16 or fp16");
-  }
-  c.strategy = strategy_from_string(param_str(params, "strategy"));
-  c.overlap = params.contains("overlap") ? param_bool(params, "overlap") : true;
+  c.precision = dtype_from_string(params.text("dtype"), {DType::bf16, DType::fp16},
+                                  "transformer_step");
+  c.strategy = params.choice<Strategy>("strategy", kStrategyNames);
+  c.overlap = params.contains("overlap") ? params.boolean("overlap") : true;  // none for tp
   c.gpus = gpus;
   const std::string problem = placement_problem(params, gpus, gpus);
   if (!problem.empty()) throw UsageError("transformer_step: " + problem);
   if (c.strategy == Strategy::tp) c.tp = gpus;
-  if (c.strategy == Strategy::tp_dp) c.tp = static_cast<int>(param_int(params, "tp_size"));
+  if (c.strategy == Strategy::tp_dp) c.tp = static_cast<int>(params.integer("tp_size"));
   return c;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Host-side arithmetic of the transformer training step (benchmarks/transformer_step.cpp) that
+// Host-side arithmetic of the transformer training step (training/transformer_step.cpp) that
 // needs no GPU: the model presets, a point's configuration and where it can run, the per-rank
 // dimensions under tensor parallelism, the flat parameter layout of a layer and its FSDP shards,
 // the model FLOPs (MFU), the bytes each strategy communicates per step, the memory per GPU and
@@ -20,7 +20,9 @@
 // t * batch sequences (the tokens of its t GPUs), each GPU a 1/t slice of every layer.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgbench/core/params.hpp"
@@ -49,7 +51,9 @@ ModelShape custom_shape(std::int64_t hidden, std::int64_t heads, std::int64_t kv
                         std::int64_t mlp);
 
 enum class Strategy { ddp, fsdp, tp, tp_dp };
-Strategy strategy_from_string(const std::string& name);  // throws UsageError
+// Their names, "ddp", "fsdp", "tp", "tp_dp": the "strategy" axis (read with Params::choice) and
+// to_string.
+extern const std::initializer_list<std::pair<const char*, Strategy>> kStrategyNames;
 const char* to_string(Strategy strategy);
 
 struct StepConfig {

@@ -12,9 +12,9 @@ namespace mgbench::bench::transformer {
 
 namespace {
 
-std::vector<Json> list(const AxisValues& values, const std::string& name) {
+std::vector<ParamValue> list(const AxisValues& values, const std::string& name) {
   const auto it = values.find(name);
-  return it == values.end() ? std::vector<Json>{} : it->second;
+  return it == values.end() ? std::vector<ParamValue>{} : it->second;
 }
 
 // One Params per model shape: a preset's name, or model=custom with its dimensions.
@@ -24,8 +24,8 @@ std::vector<Params> shapes(const AxisValues& values) {
   const bool dims = !hidden.empty() || !heads.empty() || !kv.empty() || !mlp.empty();
   bool custom = false;
   std::vector<Params> out;
-  for (const Json& model : list(values, "model")) {
-    if (model.get<std::string>() != "custom") {
+  for (const ParamValue& model : list(values, "model")) {
+    if (model.text() != "custom") {
       out.push_back(Params{{"model", model}});
       continue;
     }
@@ -34,12 +34,11 @@ std::vector<Params> shapes(const AxisValues& values) {
       throw UsageError("transformer_step model=custom needs hidden, heads and mlp "
                        "(--param hidden=4096 heads=32 mlp=14336; kv_heads defaults to heads)");
     }
-    for (const Json& h : hidden) {
-      for (const Json& n : heads) {
-        for (const Json& k : kv.empty() ? std::vector<Json>{n} : kv) {
-          for (const Json& m : mlp) {
-            (void)custom_shape(h.get<std::int64_t>(), n.get<std::int64_t>(),
-                               k.get<std::int64_t>(), m.get<std::int64_t>());  // valid?
+    for (const ParamValue& h : hidden) {
+      for (const ParamValue& n : heads) {
+        for (const ParamValue& k : kv.empty() ? std::vector<ParamValue>{n} : kv) {
+          for (const ParamValue& m : mlp) {
+            (void)custom_shape(h.integer(), n.integer(), k.integer(), m.integer());  // valid?
             out.push_back(Params{{"model", "custom"}, {"hidden", h}, {"heads", n},
                                  {"kv_heads", k}, {"mlp", m}});
           }
@@ -55,13 +54,13 @@ std::vector<Params> shapes(const AxisValues& values) {
 }
 
 // `points` x every value of `name` (key `name`).
-std::vector<Params> times(const std::vector<Params>& points, const std::vector<Json>& values,
-                          const std::string& name) {
+std::vector<Params> times(const std::vector<Params>& points,
+                          const std::vector<ParamValue>& values, const std::string& name) {
   std::vector<Params> out;
   for (const Params& p : points) {
-    for (const Json& v : values) {
+    for (const ParamValue& v : values) {
       Params q = p;
-      q[name] = v;
+      q.set(name, v);
       out.push_back(std::move(q));
     }
   }
@@ -77,10 +76,10 @@ std::vector<Params> expand_points(const AxisValues& values) {
   }
   std::vector<Params> with_strategy;
   for (const Params& p : points) {
-    for (const Json& strategy : list(values, "strategy")) {
+    for (const ParamValue& strategy : list(values, "strategy")) {
       Params q = p;
-      q["strategy"] = strategy;
-      const Strategy s = strategy_from_string(strategy.get<std::string>());
+      q.set("strategy", strategy);
+      const auto s = q.choice<Strategy>("strategy", kStrategyNames);
       std::vector<Params> more{q};
       if (s == Strategy::tp_dp) more = times(more, list(values, "tp_size"), "tp_size");
       if (s != Strategy::tp) more = times(more, list(values, "overlap"), "overlap");

@@ -1,5 +1,5 @@
 #pragma once
-// The transformer step's points and metrics (benchmarks/transformer_step.cpp), host-side so that
+// The transformer step's points and metrics (training/transformer_step.cpp), host-side so that
 // the unit tests check them without a GPU.
 #include <string>
 #include <vector>

@@ -75,9 +75,9 @@ const PointResult* best_point(const RunResult& run, const std::string& workload,
 
 std::string accept_point_label(const PointResult& point) {
   std::string label = point.workload;
-  for (const auto& [key, value] : point.params.items()) {
+  for (const auto& [key, value] : point.params) {
     if (key == "timing" || key == "cache") continue;
-    label += " " + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+    label += " " + key + "=" + value.str();
   }
   return one_line(label) + fmt::format(" ({} GPU{})", point.gpus, point.gpus == 1 ? "" : "s");
 }

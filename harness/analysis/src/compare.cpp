@@ -102,10 +102,8 @@ template <typename Method>
 std::string method_field(const PointResult& p, const std::optional<Method>& recorded,
                          const char* param, const char* before) {
   if (recorded) return to_string(*recorded);
-  if (p.params.is_object() && p.params.contains(param) && p.params[param].is_string()) {
-    return p.params[param].get<std::string>();
-  }
-  return before;
+  const ParamValue* value = p.params.find(param);
+  return value != nullptr && value->is_text() ? value->text() : before;
 }
 
 // "" when both points were measured the same way, else how they differ, in words.
@@ -127,10 +125,8 @@ std::string method_free_key(const PointResult& p) {
   q.workload = p.workload;
   q.gpus = p.gpus;
   q.params = p.params;
-  if (q.params.is_object()) {
-    q.params.erase("timing");
-    q.params.erase("cache");
-  }
+  q.params.erase("timing");
+  q.params.erase("cache");
   return point_key(q);
 }
 

@@ -30,7 +30,6 @@ std::string format_p(double p);
 
 // The first of `keys` holding a non-empty string (or a number, as text); "" when none.
 std::string find_string(const Json& object, std::initializer_list<const char*> keys);
-Json params_json_or_empty(const Params& params);
 Json optional_json(const std::optional<double>& value);
 Json quantity_json(const Quantity& q);
 Json test_json(const std::optional<MannWhitneyResult>& test);
@@ -50,7 +49,7 @@ void collect_severe_reasons(const Json& node, bool under_reason, std::set<std::s
 
 struct EffEntry {
   std::string workload;
-  Json params = Json::object();
+  Params params;
   int gpus = 1;
   double value = 0;
   std::optional<std::size_t> point_index;  // PointResult::index behind a scaling row

@@ -8,6 +8,7 @@
 
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
+#include "mgbench/core/json_text.hpp"
 
 namespace mgbench {
 
@@ -15,32 +16,13 @@ using namespace compare_detail;
 
 namespace {
 
-// Rows of RunResult::scaling (mgbench/scaling.hpp: series {workload, params, rows: [{gpus,
-// efficiency, point_index...}]}), found generically: any object with integer "gpus" and
-// numeric "efficiency", workload and params inherited from the enclosing objects.
-void collect_scaling(const Json& node, std::string workload, Json params,
-                     std::vector<EffEntry>& out) {
-  if (node.is_array()) {
-    for (const Json& item : node) collect_scaling(item, workload, params, out);
-    return;
-  }
-  if (!node.is_object()) return;
-  if (node.contains("workload") && node["workload"].is_string()) {
-    workload = node["workload"].get<std::string>();
-  }
-  if (node.contains("params") && node["params"].is_object()) params = node["params"];
-  if (node.contains("gpus") && node["gpus"].is_number_integer() && node.contains("efficiency") &&
-      node["efficiency"].is_number() && !workload.empty()) {
-    EffEntry e{workload, params, node["gpus"].get<int>(), node["efficiency"].get<double>(),
-               std::nullopt};
-    if (node.contains("point_index") && node["point_index"].is_number_unsigned()) {
-      e.point_index = node["point_index"].get<std::size_t>();
-    }
-    out.push_back(std::move(e));
-  }
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    if (it.value().is_structured() && it.key() != "params") {
-      collect_scaling(it.value(), workload, params, out);
+// The rows of RunResult::scaling, each with its series' workload and parameters.
+void collect_scaling(const std::vector<ScalingSeries>& scaling, std::vector<EffEntry>& out) {
+  for (const ScalingSeries& series : scaling) {
+    if (series.workload.empty()) continue;
+    for (const ScalingRow& row : series.rows) {
+      out.push_back(EffEntry{series.workload, series.params, row.gpus, row.efficiency,
+                             row.point_index});
     }
   }
 }
@@ -48,16 +30,14 @@ void collect_scaling(const Json& node, std::string workload, Json params,
 }  // namespace
 
 std::string efficiency_key(const std::string& workload, const Params& params, int gpus) {
-  return workload + "|" +
-         params_json_or_empty(params).dump(-1, ' ', false, Json::error_handler_t::replace) + "|" +
-         std::to_string(gpus);
+  return workload + "|" + dump_json(Json(params)) + "|" + std::to_string(gpus);
 }
 
 namespace compare_detail {
 
 std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOptions& options) {
   std::vector<EffEntry> out;
-  collect_scaling(Json(run.scaling), "", Json::object(), out);
+  collect_scaling(run.scaling, out);
   std::set<std::string> workloads_with_rows;
   for (const EffEntry& e : out) workloads_with_rows.insert(e.workload);
   // Fallback for workloads the run has no scaling rows for: X(N) / (N X(1)).
@@ -67,17 +47,17 @@ std::vector<EffEntry> collect_efficiencies(const RunResult& run, const CompareOp
     const Quantity q = quantity_for(p.workload, options);
     if (q.metric.empty()) continue;
     if (auto v = quantity_value(p, q); v && *v > 0) {
-      single.emplace(p.workload + "|" + params_json_or_empty(p.params).dump(), *v);
+      single.emplace(p.workload + "|" + p.params.dump(), *v);
     }
   }
   for (const PointResult& p : run.points) {
     if (p.status != Status::ok || workloads_with_rows.count(p.workload)) continue;
     const Quantity q = quantity_for(p.workload, options);
     if (q.metric.empty()) continue;
-    auto it = single.find(p.workload + "|" + params_json_or_empty(p.params).dump());
+    auto it = single.find(p.workload + "|" + p.params.dump());
     const std::optional<double> v = quantity_value(p, q);
     if (it == single.end() || !v) continue;
-    out.push_back(EffEntry{p.workload, params_json_or_empty(p.params), p.gpus,
+    out.push_back(EffEntry{p.workload, p.params, p.gpus,
                            *v / (p.gpus * it->second), p.index});
   }
   return out;

@@ -17,7 +17,7 @@ Json point_json(const PointComparison& p) {
   if (p.noise) noise = Json{{"relative", p.noise->relative}, {"runs", p.noise->runs}};
   Json j{{"key", p.key},
               {"workload", p.workload},
-              {"params", params_json_or_empty(p.params)},
+              {"params", Json(p.params)},
               {"gpus", p.gpus},
               {"base_devices", p.base_devices},
               {"new_devices", p.new_devices},
@@ -47,7 +47,7 @@ Json unmatched_json(const std::vector<UnmatchedPoint>& list) {
   for (const UnmatchedPoint& p : list) {
     out.push_back(Json{{"key", p.key},
                        {"workload", p.workload},
-                       {"params", params_json_or_empty(p.params)},
+                       {"params", Json(p.params)},
                        {"gpus", p.gpus},
                        {"status", to_string(p.status)}});
   }
@@ -89,7 +89,7 @@ Json comparison_to_json(const Comparison& cmp) {
   for (const NotCompared& p : cmp.not_compared) {
     nc.push_back(Json{{"key", p.key},
                       {"workload", p.workload},
-                      {"params", params_json_or_empty(p.params)},
+                      {"params", Json(p.params)},
                       {"gpus", p.gpus},
                       {"base_status", to_string(p.base_status)},
                       {"new_status", to_string(p.new_status)},
@@ -101,7 +101,7 @@ Json comparison_to_json(const Comparison& cmp) {
   Json eff = Json::array();
   for (const EfficiencyRow& r : cmp.efficiency) {
     eff.push_back(Json{{"workload", r.workload},
-                       {"params", r.params},
+                       {"params", Json(r.params)},
                        {"gpus", r.gpus},
                        {"base", optional_json(r.base)},
                        {"new", optional_json(r.next)}});
@@ -147,7 +147,7 @@ Json offers_to_json(const OfferComparison& cmp) {
       Json cells = Json::array();
       for (const OfferCell& c : r.cells) cells.push_back(offer_cell_json(c));
       // The best offer's label, null without one or on a tie ("tie_*" lists the tied labels).
-      Json row{{"params", r.params}, {"gpus", r.gpus}, {"cells", std::move(cells)}};
+      Json row{{"params", Json(r.params)}, {"gpus", r.gpus}, {"cells", std::move(cells)}};
       const std::pair<const char*, const BestOffer*> bests[] = {
           {"throughput", &r.best_throughput},
           {"per_watt", &r.best_per_watt},

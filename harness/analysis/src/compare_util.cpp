@@ -52,10 +52,6 @@ std::string find_string(const Json& object, std::initializer_list<const char*> k
   return "";
 }
 
-Json params_json_or_empty(const Params& params) {
-  return params.is_object() ? params : Json::object();
-}
-
 Json optional_json(const std::optional<double>& value) {
   return value ? Json(*value) : Json(nullptr);
 }

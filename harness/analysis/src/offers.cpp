@@ -14,6 +14,7 @@
 #include "compare_detail.hpp"
 #include "mgbench/analysis/compare.hpp"
 #include "mgbench/analysis/prediction.hpp"
+#include "mgbench/core/json_text.hpp"
 #include "mgbench/model/point_view.hpp"
 #include "mgbench/model/telemetry_keys.hpp"
 
@@ -194,7 +195,7 @@ struct RowKeys {
 };
 
 std::string params_key(const PointResult& p) {
-  return params_json_or_empty(p.params).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return dump_json(Json(p.params));
 }
 
 std::string row_key(const std::string& workload, const std::string& pk, int gpus,
@@ -240,7 +241,7 @@ RowKeys collect_row_keys(const std::vector<Offer>& offers) {
         keys.rows[p.workload].push_back({pk, p.gpus, devices});
       }
       param_rank.emplace(p.workload + '\n' + pk, param_rank.size());
-      keys.params_of.emplace(pk, params_json_or_empty(p.params));
+      keys.params_of.emplace(pk, p.params);
     }
   }
   for (auto& [workload, rows] : keys.rows) {

@@ -19,9 +19,8 @@ std::optional<double> metric_value(const PointResult& point, const std::string& 
 }
 
 bool has_integer_batch(const Params& params) {
-  if (!params.is_object()) return false;
-  const auto it = params.find("batch");
-  return it != params.end() && it->is_number_integer();
+  const ParamValue* batch = params.find("batch");
+  return batch != nullptr && batch->is_integer();
 }
 
 struct Candidate {
@@ -201,9 +200,9 @@ ScalingMode scaling_mode_from_string(const std::string& text) {
 Params series_params(const PointResult& point, ScalingMode mode) {
   if (mode == ScalingMode::weak || !has_integer_batch(point.params)) return point.params;
   Params params = point.params;
-  const std::int64_t batch = params.at("batch").get<std::int64_t>();
+  const std::int64_t batch = params.integer("batch");
   params.erase("batch");
-  params["global_batch"] = batch * static_cast<std::int64_t>(point.gpus);
+  params.set("global_batch", batch * static_cast<std::int64_t>(point.gpus));
   return params;
 }
 
@@ -252,7 +251,7 @@ std::vector<ScalingSeries> compute_scaling(const std::vector<PointResult>& point
   // Numbers in params compare as numbers (batch 128 before 1024), not as text.
   std::stable_sort(out.begin(), out.end(), [](const ScalingSeries& a, const ScalingSeries& b) {
     if (a.workload != b.workload) return a.workload < b.workload;
-    return params_less(a.params, b.params);
+    return params_less(Json(a.params), Json(b.params));
   });
   return out;
 }
@@ -300,7 +299,7 @@ std::vector<Json> baseline_outliers(const std::vector<PointResult>& single_gpu_p
       const double deficit = 1.0 - x / best;
       if (device == best_device || !(deficit > threshold)) continue;
       rows.push_back(Json{{"workload", key.first},
-                          {"params", group.params},
+                          {"params", Json(group.params)},
                           {"metric", group.metric.name},
                           {"unit", group.metric.unit},
                           {"device", device},

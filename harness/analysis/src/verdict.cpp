@@ -16,10 +16,9 @@ using namespace verdict_detail;
 
 namespace {
 
-std::string value_text(const Json& value) {
-  if (value.is_string()) return value.get<std::string>();
-  if (value.is_boolean()) return value.get<bool>() ? "on" : "off";
-  return value.dump();
+std::string value_text(const ParamValue& value) {
+  if (value.is_boolean()) return value.boolean() ? "on" : "off";
+  return value.str();
 }
 
 std::string name_text(std::string name) {
@@ -119,9 +118,9 @@ std::string headline_text(const ScalingSeries& s) {
   std::string strong;
   if (s.mode == "strong") {
     strong = " at a fixed global batch";
-    const auto it = s.params.is_object() ? s.params.find("global_batch") : s.params.end();
-    if (s.params.is_object() && it != s.params.end() && it->is_number_integer()) {
-      const auto global = it->get<std::int64_t>();
+    const ParamValue* global_batch = s.params.find("global_batch");
+    if (global_batch != nullptr && global_batch->is_integer()) {
+      const auto global = global_batch->integer();
       strong += " of " + std::to_string(global) + " (" + std::to_string(global / last.gpus) +
                 " per GPU)";
     }
@@ -187,7 +186,7 @@ std::string outliers_text(const ScalingSeries& s, const Params& base_params,
   std::string text;
   for (const Json& o : outliers) {
     if (!o.is_object() || o.value("workload", std::string()) != s.workload) continue;
-    if (!o.contains("params") || o.at("params") != base_params) continue;
+    if (!o.contains("params") || o.at("params") != Json(base_params)) continue;
     const Json device = o.value("device", Json()), best = o.value("best_device", Json());
     const Json deficit = o.value("deficit", Json()), x = o.value("throughput", Json());
     if (!device.is_number_integer() || !best.is_number_integer() || !deficit.is_number()) {
@@ -280,20 +279,20 @@ RunVerdict explain(const SeriesPoints& sp, const std::vector<ScalingSeries>& all
 std::string verdict_label(const ScalingSeries& series, const std::vector<ScalingSeries>& all) {
   std::set<std::string> varying;
   for (const ScalingSeries& other : all) {
-    if (other.workload != series.workload || !other.params.is_object()) continue;
-    for (const auto& [key, value] : series.params.items()) {
-      const auto it = other.params.find(key);
-      if (it == other.params.end() || *it != value) varying.insert(key);
+    if (other.workload != series.workload) continue;
+    for (const auto& [key, value] : series.params) {
+      const ParamValue* theirs = other.params.find(key);
+      if (theirs == nullptr || *theirs != value) varying.insert(key);
     }
-    for (const auto& item : other.params.items()) {
-      if (!series.params.contains(item.key())) varying.insert(item.key());
+    for (const auto& entry : other.params) {
+      if (!series.params.contains(entry.first)) varying.insert(entry.first);
     }
   }
   std::vector<std::string> words, named;
-  for (const auto& [key, value] : series.params.items()) {
+  for (const auto& [key, value] : series.params) {
     if (varying.count(key) == 0) continue;
-    if (value.is_string()) {
-      words.push_back(value.get<std::string>());
+    if (value.is_text()) {
+      words.push_back(value.text());
     } else {
       named.push_back(name_text(key) + " " + value_text(value));
     }

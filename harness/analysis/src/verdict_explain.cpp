@@ -11,11 +11,10 @@
 namespace mgbench::verdict_detail {
 namespace {
 
-std::optional<std::int64_t> integer_param(const Json& params, const char* name) {
-  if (!params.is_object() || !params.contains(name) || !params.at(name).is_number_integer()) {
-    return std::nullopt;
-  }
-  return params.at(name).get<std::int64_t>();
+std::optional<std::int64_t> integer_param(const Params& params, const char* name) {
+  const ParamValue* value = params.find(name);
+  if (value == nullptr || !value->is_integer()) return std::nullopt;
+  return value->integer();
 }
 
 std::string gpu_name(const Straggler& s) {
@@ -117,9 +116,8 @@ std::string next_step_text(const SeriesPoints& sp, const RunVerdict& v) {
   const ScalingSeries& s = sp.series;
   if (v.binding == kBindingCommunication) {
     if (s.mode == "strong") return strong_next(s);
-    const auto overlap = s.params.is_object() ? s.params.find("overlap") : s.params.end();
-    if (s.params.is_object() && overlap != s.params.end() && overlap->is_boolean() &&
-        !overlap->get<bool>()) {
+    const ParamValue* overlap = s.params.find("overlap");
+    if (overlap != nullptr && overlap->is_boolean() && !overlap->boolean()) {
       return "turn overlap on (the all-reduce then runs during the backward pass)";
     }
     return "more compute per byte exchanged (a larger per-GPU batch), larger all-reduce "
@@ -209,18 +207,16 @@ std::string negative_serial_text(const ScalingSeries& s) {
 }
 
 std::string overlap_contrast(const ScalingSeries& s, const std::vector<ScalingSeries>& all) {
-  if (!s.params.is_object() || !s.params.contains("overlap") ||
-      !s.params.at("overlap").is_boolean()) {
-    return "";
-  }
+  const ParamValue* overlap = s.params.find("overlap");
+  if (overlap == nullptr || !overlap->is_boolean()) return "";
   Params flipped = s.params;
-  flipped["overlap"] = !s.params.at("overlap").get<bool>();
+  flipped.set("overlap", !overlap->boolean());
   const ScalingRow& mine = s.rows.back();
   for (const ScalingSeries& other : all) {
     if (other.workload != s.workload || other.params != flipped) continue;
     for (const ScalingRow& r : other.rows) {
       if (r.gpus != mine.gpus || !(r.time_s > 0)) continue;
-      const bool on = flipped.at("overlap").get<bool>();
+      const bool on = flipped.boolean("overlap");
       const double saved = on ? mine.time_s - r.time_s : r.time_s - mine.time_s;
       return " With overlap " + std::string(on ? "on" : "off") + ", " + gpus_text(r.gpus) +
              " give " + percent(r.efficiency) + " (" + duration(r.time_s) +

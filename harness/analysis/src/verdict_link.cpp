@@ -96,7 +96,7 @@ std::set<std::string> size_params(const Presentation& p) {
 
 struct LinkGroup {
   std::string workload, metric, unit;
-  Params params = Json::object();
+  Params params;
   std::map<std::pair<int, int>, double> best;  // (gpus, nodes) -> best over sizes
 };
 
@@ -176,7 +176,7 @@ std::vector<RunVerdict> compute_link_verdicts(const RunResult& run) {
       continue;
     }
     if (!x || !(*x > 0)) continue;
-    Params params = p.params.is_object() ? p.params : Json::object();
+    Params params = p.params;
     auto size = sizes.find(p.workload);
     if (size == sizes.end()) {
       size = sizes.emplace(p.workload, size_params(presentation_for(run, p.workload))).first;

@@ -207,8 +207,8 @@ std::string binding_of(const SeriesPoints& sp, const RunVerdict& v) {
   if (l.straggler_s == biggest) return kBindingStraggler;
   if (l.comm_s == biggest) return network ? kBindingNetwork : kBindingCommunication;
   if (l.compute_s == biggest) {
-    const bool strong_batch = sp.series.mode == "strong" && sp.series.params.is_object() &&
-                              sp.series.params.contains("global_batch");
+    const bool strong_batch =
+        sp.series.mode == "strong" && sp.series.params.contains("global_batch");
     return strong_batch ? kBindingSmallBatch : kBindingCompute;
   }
   return network ? kBindingNetwork : kBindingOther;

@@ -3,7 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cctype>
+#include <cstdint>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -11,34 +13,129 @@
 
 namespace mgbench {
 
-std::int64_t param_int(const Params& params, const std::string& key) {
-  const auto it = params.find(key);
-  if (it == params.end() || !it->is_number_integer()) {
-    throw UsageError(fmt::format("parameter '{}' missing or not an integer", key));
+ParamValue::Kind ParamValue::kind() const {
+  switch (value_.index()) {
+    case 0: return Kind::integer;
+    case 1: return Kind::number;
+    case 2: return Kind::boolean;
+    default: return Kind::text;
   }
-  return it->get<std::int64_t>();
 }
 
-std::string param_str(const Params& params, const std::string& key) {
-  const auto it = params.find(key);
-  if (it == params.end()) throw UsageError(fmt::format("parameter '{}' missing", key));
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump();
+std::int64_t ParamValue::integer() const {
+  if (!is_integer()) throw std::logic_error("parameter value " + str() + " is not an integer");
+  return std::get<std::int64_t>(value_);
 }
 
-bool param_bool(const Params& params, const std::string& key) {
-  const auto it = params.find(key);
-  if (it == params.end() || !it->is_boolean()) {
-    throw UsageError(fmt::format("parameter '{}' missing or not a boolean", key));
-  }
-  return it->get<bool>();
+double ParamValue::number() const {
+  if (is_integer()) return static_cast<double>(std::get<std::int64_t>(value_));
+  if (!is_number()) throw std::logic_error("parameter value " + str() + " is not a number");
+  return std::get<double>(value_);
 }
+
+const std::string& ParamValue::text() const {
+  if (!is_text()) throw std::logic_error("parameter value " + str() + " is not text");
+  return std::get<std::string>(value_);
+}
+
+bool ParamValue::boolean() const {
+  if (!is_boolean()) throw std::logic_error("parameter value " + str() + " is not a boolean");
+  return std::get<bool>(value_);
+}
+
+std::string ParamValue::str() const {
+  return is_text() ? std::get<std::string>(value_) : to_json().dump();
+}
+
+Json ParamValue::to_json() const {
+  return std::visit([](const auto& v) { return Json(v); }, value_);
+}
+
+ParamValue ParamValue::from_json(const Json& value, const std::string& what) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_boolean()) return value.get<bool>();
+  if (value.is_number_integer()) {
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > INT64_MAX) {
+      throw UsageError(fmt::format("{} is too large", what));
+    }
+    return value.get<std::int64_t>();
+  }
+  if (value.is_number_float()) return value.get<double>();
+  throw UsageError(fmt::format("{} is not a string, number or boolean", what));
+}
+
+std::int64_t Params::integer(const std::string& name) const {
+  const ParamValue* v = find(name);
+  if (v == nullptr || !v->is_integer()) {
+    throw UsageError(fmt::format("parameter '{}' missing or not an integer", name));
+  }
+  return v->integer();
+}
+
+const std::string& Params::text(const std::string& name) const {
+  const ParamValue* v = find(name);
+  if (v == nullptr || !v->is_text()) {
+    throw UsageError(fmt::format("parameter '{}' missing or not text", name));
+  }
+  return v->text();
+}
+
+bool Params::boolean(const std::string& name) const {
+  const ParamValue* v = find(name);
+  if (v == nullptr || !v->is_boolean()) {
+    throw UsageError(fmt::format("parameter '{}' missing or not a boolean", name));
+  }
+  return v->boolean();
+}
+
+std::string Params::str(const std::string& name) const { return at(name).str(); }
+
+const ParamValue* Params::find(const std::string& name) const {
+  const auto it = values_.find(name);
+  return it == values_.end() ? nullptr : &it->second;
+}
+
+const ParamValue& Params::at(const std::string& name) const {
+  const ParamValue* v = find(name);
+  if (v == nullptr) throw UsageError(fmt::format("parameter '{}' missing", name));
+  return *v;
+}
+
+void Params::set(const std::string& name, ParamValue value) {
+  values_.insert_or_assign(name, std::move(value));
+}
+
+void Params::refuse_choice(const std::string& name, const std::string& names) const {
+  throw UsageError(fmt::format("parameter '{}' is '{}': expected one of {}", name, str(name), names));
+}
+
+std::string Params::dump() const { return to_json().dump(); }
+
+Json Params::to_json() const {
+  Json j = Json::object();
+  for (const auto& [name, value] : values_) j[name] = value.to_json();
+  return j;
+}
+
+Params Params::from_json(const Json& value) {
+  if (!value.is_object()) throw UsageError("point params is not an object");
+  Params p;
+  for (const auto& [name, v] : value.items()) {
+    const std::string what = fmt::format("point params '{}'", name.substr(0, 64));
+    p.values_.emplace(name, ParamValue::from_json(v, what));
+  }
+  return p;
+}
+
+void to_json(Json& j, const ParamValue& value) { j = value.to_json(); }
+void to_json(Json& j, const Params& params) { j = params.to_json(); }
+void from_json(const Json& j, Params& params) { params = Params::from_json(j); }
 
 std::string describe_params(const Params& params) {
   std::string text;
-  for (const auto& [key, value] : params.items()) {
+  for (const auto& [key, value] : params) {
     if (!text.empty()) text += ' ';
-    text += key + '=' + (value.is_string() ? value.get<std::string>() : value.dump());
+    text += key + '=' + value.str();
   }
   return text;
 }

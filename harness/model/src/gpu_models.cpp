@@ -102,17 +102,17 @@ double model_tflops(const GpuModel& model, const std::string& dtype) {
 const ExpectedRange* find_expected_range(const GpuModel& model, const std::string& workload,
                                          const std::string& metric, const Params& params,
                                          int gpus) {
-  if (!params.is_object()) return nullptr;
   for (const ExpectedRange& r : expected_ranges()) {
     if (r.model != model.id || r.workload != workload || r.metric != metric) continue;
     if (r.gpus != 0 && r.gpus != gpus) continue;
     bool ok = true;
-    for (auto it = r.params.begin(); it != r.params.end() && ok; ++it) {
-      ok = params.contains(it.key()) && params[it.key()] == it.value();
+    for (const auto& [name, value] : r.params) {
+      const ParamValue* v = params.find(name);
+      ok = ok && v != nullptr && *v == value;
     }
-    for (const auto& [key, minimum] : r.at_least) {
-      ok = ok && params.contains(key) && params[key].is_number() &&
-           params[key].get<double>() >= minimum;
+    for (const auto& [name, minimum] : r.at_least) {
+      const ParamValue* v = params.find(name);
+      ok = ok && v != nullptr && v->is_number() && v->number() >= minimum;
     }
     if (ok) return &r;
   }

@@ -167,17 +167,17 @@ ExpectedRange usual(std::string model, std::string workload, std::string metric,
 std::vector<ExpectedRange> ranges() {
   const std::vector<std::pair<std::string, double>> gemm_4096 = {
       {"m", 4096}, {"n", 4096}, {"k", 4096}};
-  const Json gemm_way{{"impl", "cublas"}, {"timing", "host"}, {"cache", "cold"}};
+  const Params gemm_way{{"impl", "cublas"}, {"timing", "host"}, {"cache", "cold"}};
   const auto gemm = [&](const char* dtype) {
-    Json p = gemm_way;
-    p["dtype"] = dtype;
+    Params p = gemm_way;
+    p.set("dtype", dtype);
     return p;
   };
   const auto membw = [](const char* impl) {
-    return Json{{"impl", impl}, {"timing", "device"}, {"cache", "cold"}};
+    return Params{{"impl", impl}, {"timing", "device"}, {"cache", "cold"}};
   };
   const auto h2d = [](const char* direction) {
-    return Json{{"direction", direction}, {"memory", "pinned"}, {"numa", "local"},
+    return Params{{"direction", direction}, {"memory", "pinned"}, {"numa", "local"},
                 {"timing", "device"}, {"cache", "cold"}};
   };
   const char* h200 = "H200 SXM 141GB";

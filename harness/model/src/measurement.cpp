@@ -17,9 +17,9 @@ const char* to_string(TimingMethod method) {
 }
 
 TimingMethod timing_from_string(const std::string& text) {
-  if (text == "device") return TimingMethod::device;
-  if (text == "host") return TimingMethod::host;
-  if (text == "graph") return TimingMethod::graph;
+  for (TimingMethod m : {TimingMethod::device, TimingMethod::host, TimingMethod::graph}) {
+    if (text == to_string(m)) return m;
+  }
   throw UsageError("unknown timing method '" + text + "': expected device, host or graph");
 }
 
@@ -39,13 +39,15 @@ std::string describe(const Measurement& m) {
 }
 
 TimingMethod timing_of(const Params& params, TimingMethod fallback) {
-  if (!params.is_object() || !params.contains("timing")) return fallback;
-  return timing_from_string(param_str(params, "timing"));
+  if (!params.contains("timing")) return fallback;
+  return params.choice<TimingMethod>("timing", {{"device", TimingMethod::device},
+                                                {"host", TimingMethod::host},
+                                                {"graph", TimingMethod::graph}});
 }
 
 CacheMode cache_of(const Params& params, CacheMode fallback) {
-  if (!params.is_object() || !params.contains("cache")) return fallback;
-  return cache_from_string(param_str(params, "cache"));
+  if (!params.contains("cache")) return fallback;
+  return params.choice<CacheMode>("cache", {{"hot", CacheMode::hot}, {"cold", CacheMode::cold}});
 }
 
 std::vector<std::string> timing_names() { return {"device", "host", "graph"}; }
@@ -73,9 +75,9 @@ std::vector<Params> with_measurement_axes(const std::vector<Params>& points,
     if (it == values.end() || it->second.empty()) continue;
     std::vector<Params> next;
     for (const Params& p : out) {
-      for (const Json& v : it->second) {
+      for (const ParamValue& v : it->second) {
         Params q = p;
-        q[axis] = v;
+        q.set(axis, v);
         next.push_back(std::move(q));
       }
     }

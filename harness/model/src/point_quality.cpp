@@ -161,9 +161,8 @@ LinkLimit peer_link_limit(const HardwareLimits& hw) {
 namespace {
 
 std::string param_text(const Params& params, const std::string& name) {
-  return params.is_object() && !name.empty() && params.contains(name) && params[name].is_string()
-             ? params[name].get<std::string>()
-             : "";
+  const ParamValue* v = name.empty() ? nullptr : params.find(name);
+  return v != nullptr && v->is_text() ? v->text() : "";
 }
 
 Peak link_peak(const Params& params, const std::string& direction_param, const LinkLimit& link,

@@ -190,16 +190,9 @@ void from_json(const Json& j, PointResult& p) {
   try {
     p.index = json_integer<std::size_t>(j.at("index"), "index");
     p.workload = j.at("workload").get<std::string>();
-    p.params = j.at("params");
-    if (!p.params.is_object()) throw UsageError("point params is not an object");
-    for (auto it = p.params.begin(); it != p.params.end(); ++it) {
-      // Axis values are scalars; a nested value would only cost time wherever points are
-      // ordered and compared.
-      if (!it->is_string() && !it->is_number() && !it->is_boolean()) {
-        throw UsageError(fmt::format("point params '{}' is not a string, number or boolean",
-                                     it.key().substr(0, 64)));
-      }
-    }
+    // Axis values are scalars; a nested value would only cost time wherever points are
+    // ordered and compared.
+    p.params = Params::from_json(j.at("params"));
     p.gpus = json_integer<int>(j.at("gpus"), "gpus", 0);
     p.devices = json_integers<int>(j.at("devices"), "devices");
     p.status = status_from_string(j.at("status").get<std::string>());

@@ -97,7 +97,7 @@ const std::vector<std::string>& Axis::values_for(Profile profile) const {
   return standard_values;
 }
 
-Json Axis::parse_value(const std::string& text) const {
+ParamValue Axis::parse_value(const std::string& text) const {
   const std::string what = "value for parameter '" + name + "'";
   auto bounded = [&](std::int64_t value) {
     if (max_value > 0 && value > max_value) {
@@ -110,7 +110,7 @@ Json Axis::parse_value(const std::string& text) const {
     case AxisKind::size: {
       const std::uint64_t bytes = parse_size(text, what);
       if (bytes > static_cast<std::uint64_t>(INT64_MAX)) bounded(INT64_MAX);
-      return static_cast<std::uint64_t>(bounded(static_cast<std::int64_t>(bytes)));
+      return bounded(static_cast<std::int64_t>(bytes));
     }
     case AxisKind::boolean:
       if (text == "true" || text == "on" || text == "1" || text == "yes") return true;
@@ -128,7 +128,7 @@ Json Axis::parse_value(const std::string& text) const {
 }
 
 std::vector<Params> cartesian_product(const AxisValues& values) {
-  std::vector<Params> points{Json::object()};
+  std::vector<Params> points{Params()};
   for (const auto& [name, list] : values) {
     if (list.empty()) continue;  // an unused axis
     std::vector<Params> next;
@@ -136,7 +136,7 @@ std::vector<Params> cartesian_product(const AxisValues& values) {
     for (const auto& point : points) {
       for (const auto& value : list) {
         Params p = point;
-        p[name] = value;
+        p.set(name, value);
         next.push_back(std::move(p));
       }
     }

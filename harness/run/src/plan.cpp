@@ -91,7 +91,7 @@ std::vector<int> parse_device_list(const std::string& text, int visible) {
 namespace {
 
 // Values for one axis after profile defaults and command-line overrides.
-std::vector<Json> axis_values(const Axis& axis, const SweepOptions& options) {
+std::vector<ParamValue> axis_values(const Axis& axis, const SweepOptions& options) {
   std::vector<std::string> raw = axis.values_for(options.profile);
   if (auto it = options.param_overrides.find(axis.name); it != options.param_overrides.end()) {
     raw = it->second;
@@ -108,7 +108,7 @@ std::vector<Json> axis_values(const Axis& axis, const SweepOptions& options) {
       }
     }
   }
-  std::vector<Json> values;
+  std::vector<ParamValue> values;
   for (const auto& text : raw) values.push_back(axis.parse_value(text));
   return values;
 }
@@ -313,16 +313,16 @@ AxisValues values_for_gpus(const AxisValues& values, const SweepOptions& options
   const auto batch = values.find("batch");
   if (options.scaling != ScalingMode::strong || n == 1 || batch == values.end()) return values;
   AxisValues scaled = values;
-  std::vector<Json>& per_gpu = scaled["batch"];
+  std::vector<ParamValue>& per_gpu = scaled["batch"];
   per_gpu.clear();
-  for (const Json& global : batch->second) {
-    if (!global.is_number_integer()) {
+  for (const ParamValue& global : batch->second) {
+    if (!global.is_integer()) {
       per_gpu.push_back(global);
       continue;
     }
-    const std::int64_t g = global.get<std::int64_t>();
+    const std::int64_t g = global.integer();
     if (g >= n && g % n == 0) {
-      per_gpu.push_back(Json(g / n));
+      per_gpu.push_back(g / n);
     } else {
       notes.push_back(fmt::format(
           "{}: strong scaling leaves out global batch {} on {} GPUs ({} does not divide it)",

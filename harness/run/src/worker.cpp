@@ -53,8 +53,9 @@ std::optional<int> fake_device_count() {
   return fake ? std::optional<int>(static_cast<int>(*fake)) : std::nullopt;
 }
 
-// Test hook (see benchmarks/selftest.cpp): N fake devices, no CUDA involved; under the per-task
-// hook, only the one of this process's local rank (a process no launcher started sees all).
+// Test hook (see benchmarks/workloads/selftest.cpp): N fake devices, no CUDA involved; under the
+// per-task hook, only the one of this process's local rank (a process no launcher started sees
+// all).
 std::optional<DeviceInventory> fake_inventory() {
   const auto count = fake_device_count();
   if (!count) return std::nullopt;

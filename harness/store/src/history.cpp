@@ -306,7 +306,7 @@ std::int64_t HistoryStore::record(const RunResult& run) {
     point_insert.bind(1, id)
         .bind(2, idx)
         .bind(3, p.workload)
-        .bind(4, dump_json(p.params.is_object() ? p.params : Json::object()))
+        .bind(4, dump_json(Json(p.params)))
         .bind(5, p.gpus)
         .bind(6, to_string(p.status))
         .bind(7, median)
@@ -365,8 +365,7 @@ std::vector<HistoryPoint> HistoryStore::points(std::int64_t id) const {
     HistoryPoint p;
     p.idx = static_cast<int>(s.column_int64(0));
     p.workload = s.column_text(1);
-    p.params = history_schema::parse_stored(s.column_text(2));
-    if (p.params.is_discarded()) p.params = Json::object();
+    p.params = history_schema::parse_stored_params(s.column_text(2));
     p.gpus = static_cast<int>(s.column_int64(3));
     p.status = s.column_text(4);
     if (!s.is_null(5)) p.median_s = s.column_double(5);
@@ -426,8 +425,7 @@ std::vector<TrendRow> HistoryStore::trend(const TrendQuery& q) const {
     row.run_id = s.column_int64(0);
     row.started_at = s.column_text(1);
     row.group = s.column_text(2);
-    row.params = history_schema::parse_stored(s.column_text(3));
-    if (row.params.is_discarded()) row.params = Json::object();
+    row.params = history_schema::parse_stored_params(s.column_text(3));
     row.gpus = static_cast<int>(s.column_int64(4));
     row.value = s.column_double(5);
     out.push_back(std::move(row));

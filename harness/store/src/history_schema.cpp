@@ -22,6 +22,16 @@ Json parse_stored(const std::string& text) {
   return Json::parse(text, nullptr, false);
 }
 
+Params parse_stored_params(const std::string& text) {
+  const Json stored = parse_stored(text);
+  if (stored.is_discarded()) return {};
+  try {
+    return Params::from_json(stored);
+  } catch (const UsageError&) {
+    return {};
+  }
+}
+
 std::string tool_version_of(const Json& tool) {
   if (!tool.is_object()) return "";
   std::string version = tool.contains("version") && tool["version"].is_string()

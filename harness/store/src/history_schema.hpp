@@ -21,6 +21,9 @@ void migrate(sqlite::Database& db);
 // JSON text stored in the file, parsed within the bounds of a results file: text over them (a
 // crafted file nesting 100k levels) or not JSON reads as `discarded`, never as a deep recursion.
 Json parse_stored(const std::string& text);
+// A point's stored parameters; empty when the text is not JSON or not an object of scalars
+// (written by hand or by another tool), never an error.
+Params parse_stored_params(const std::string& text);
 
 // "0.1.0 (abc123)" from a results document's "tool" object.
 std::string tool_version_of(const Json& tool);

@@ -129,9 +129,9 @@ Params train(const std::string& impl) {
 }
 
 // A collective's point of `bytes` fp32 (from 1 MiB up: no second, gated timing).
-Params collective(std::uint64_t bytes, Json extra = Json::object()) {
+Params collective(std::uint64_t bytes, const Params& extra = {}) {
   Params p{{"bytes", bytes}, {"dtype", "fp32"}, {"timing", "host"}, {"cache", "hot"}};
-  p.update(extra);
+  for (const auto& [name, value] : extra) p.set(name, value);
   return p;
 }
 
@@ -167,7 +167,7 @@ TEST_CASE("two nodes on one GPU: NCCL's all-reduce is exact on every rank",
     CHECK(p.status == Status::ok);
     check_every_rank(p);
     CHECK(p.verification.at("wrong") == 0);
-    const auto count = p.params.at("count").get<std::uint64_t>();
+    const auto count = static_cast<std::uint64_t>(p.params.integer("count"));
     CHECK(p.verification.at("checked").get<std::uint64_t>() == count * kRanks * 2);
     REQUIRE(p.verification.at("per_rank").size() == static_cast<std::size_t>(kRanks));
     for (const auto& rank : p.verification.at("per_rank")) {
@@ -205,7 +205,7 @@ TEST_CASE("two nodes on one GPU: the training step's own reducer is waived, NCCL
 TEST_CASE("two nodes on one GPU: every NCCL collective is exact on every rank",
           "[mpi][gpu][collective][nccl]") {
   const std::uint64_t odd = (1 << 20) + 12;  // fp32 elements that 4 ranks do not divide
-  const Json out{{"inplace", false}}, in{{"inplace", true}};
+  const Params out{{"inplace", false}}, in{{"inplace", true}};
   const std::vector<std::pair<std::string, std::vector<Params>>> cases{
       {"allgather", {collective(odd, out), collective(odd, in)}},
       {"reducescatter", {collective(odd, out), collective(odd, in)}},
@@ -236,10 +236,10 @@ TEST_CASE("two nodes on one GPU: every NCCL collective is exact on every rank",
 TEST_CASE("two nodes on one GPU: a forced NCCL algorithm gets communicators of its own",
           "[mpi][gpu][collective][nccl]") {
   const std::uint64_t size = 1 << 20;
-  const Json plain{{"inplace", false}, {"algo", "default"}, {"proto", "default"}};
-  Json ring = plain;
-  ring["algo"] = "ring";
-  ring["proto"] = "simple";
+  const Params plain{{"inplace", false}, {"algo", "default"}, {"proto", "default"}};
+  Params ring = plain;
+  ring.set("algo", "ring");
+  ring.set("proto", "simple");
   const Launch l = launch("allgather", {collective(size, plain), collective(size, ring),
                                         collective(size, plain)});
   require_launch_ok(l, 3);

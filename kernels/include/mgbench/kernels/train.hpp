@@ -1,6 +1,6 @@
 #pragma once
-// Helper kernels of the data-parallel training step (benchmarks/train_step.cpp): everything of
-// an MLP step that is not a GEMM.
+// Helper kernels of the data-parallel training step
+// (benchmarks/workloads/training/train_step.cpp): everything of an MLP step that is not a GEMM.
 //
 // Element types are those of fill.hpp (fp32, bf16, fp16; tf32 steps store fp32). Activations
 // and their gradients are stored in the compute type; every kernel computes in fp32.

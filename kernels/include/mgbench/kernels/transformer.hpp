@@ -1,6 +1,7 @@
 #pragma once
-// Element-wise kernels of the transformer training step (benchmarks/transformer_step.cpp):
-// everything of a decoder layer that is not a GEMM. Every kernel computes in fp32; values are
+// Element-wise kernels of the transformer training step
+// (benchmarks/workloads/training/transformer_step.cpp): everything of a decoder layer that is not
+// a GEMM. Every kernel computes in fp32; values are
 // stored in `dtype` (fp32, bf16 or fp16) rounded to nearest; 1/rms, Adam's moments, master
 // weights and gradients are fp32. Layouts are row-major (rows x cols, row stride cols).
 // Launchers enqueue on `stream` and return the launch status; the caller checks it.

@@ -1,6 +1,7 @@
 #pragma once
 // Text helpers shared by every report format: escaping for HTML/SVG/XML, Markdown and CSV,
-// number formatting with units, and tolerant readers of the JSON parts of the results model.
+// number formatting with units, and tolerant readers of the JSON parts of the results model and
+// of a point's parameters.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -44,12 +45,24 @@ std::optional<double> json_number(const Json& object, const std::string& key);
 std::string json_string(const Json& object, const std::string& key,
                         const std::string& fallback = "");
 
-// "dtype=bf16 mode=pinned" from a parameter object (keys in object order).
-std::string params_label(const Json& params, const std::vector<std::string>& only = {});
+// A parameter's value as format_json_value shows its JSON ("bf16", "8192", "yes").
+std::string format_param_value(const ParamValue& value);
+// The same tolerant reads of a point's parameters: a missing or non-numeric parameter gives
+// nullopt, a missing one `fallback`.
+std::optional<double> param_number(const Params& params, const std::string& key);
+std::string param_string(const Params& params, const std::string& key,
+                         const std::string& fallback = "");
+// True when every parameter of `part` is in `whole` with the same value.
+bool params_subset(const Params& part, const Params& whole);
+// Names whose values differ between `params` (or that some lack), sorted.
+std::vector<std::string> varying_keys(const std::vector<const Params*>& params);
+
+// "dtype=bf16 mode=pinned" from the parameters (names sorted).
+std::string params_label(const Params& params, const std::vector<std::string>& only = {});
 // Compact label for charts and legends: text values bare, numbers as "batch 256", booleans
 // as "overlap on", "inplace" as in-place/out-of-place, and M = N = K collapsed to "size 8192".
-// Only `keys` are used (all keys when empty), in object order.
-std::string params_short_label(const Json& params, const std::vector<std::string>& keys = {});
+// Only `keys` are used (all keys when empty), names sorted.
+std::string params_short_label(const Params& params, const std::vector<std::string>& keys = {});
 // An integer without decimals, otherwise format_sig.
 std::string format_plain(double value);
 // A stable file/element id from free text: lower case [a-z0-9-] only.

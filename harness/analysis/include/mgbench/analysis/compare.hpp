@@ -114,7 +114,7 @@ struct PartChange {
 struct PointComparison {
   std::string key;  // point_key()
   std::string workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   std::vector<int> base_devices, new_devices;
   Quantity quantity;
@@ -142,7 +142,7 @@ std::vector<PartChange> step_parts(const PointResult& base, const PointResult& n
 // A point present on both sides but not `ok` on at least one.
 struct NotCompared {
   std::string key, workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   Status base_status = Status::ok, new_status = Status::ok;
   std::string message;
@@ -150,7 +150,7 @@ struct NotCompared {
 
 struct UnmatchedPoint {
   std::string key, workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   Status status = Status::ok;
 };
@@ -158,7 +158,7 @@ struct UnmatchedPoint {
 // Scaling efficiency of one (workload, params, GPU count) in both runs.
 struct EfficiencyRow {
   std::string workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   std::optional<double> base, next;
 };
@@ -259,7 +259,7 @@ struct BestOffer {
 };
 
 struct OfferRow {
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   // 1-GPU rows of a configuration measured on several GPUs alone (--baseline each): one row
   // per device, matched across offers by device; empty otherwise.

@@ -87,7 +87,7 @@ struct PredictedRow {
 
 struct PredictedSeries {
   std::string workload;
-  Params params = Json::object();
+  Params params;
   std::string metric, unit;  // the workload's throughput metric
   std::string basis;         // where T(1) comes from
   std::vector<PredictedRow> rows;
@@ -97,7 +97,7 @@ struct PredictedSeries {
 // its measured 1-GPU time.
 struct ComputeCheck {
   std::string workload;
-  Params params = Json::object();
+  Params params;
   double measured_s = 0, composed_s = 0;
   double error = 0;  // composed / measured - 1
   double gemm_s = 0, memory_s = 0, host_copy_s = 0;

@@ -67,7 +67,7 @@ struct LinkGeneration {
 struct ExpectedRange {
   std::string model;  // GpuModel::id
   std::string workload, metric;
-  Params params = Json::object();
+  Params params;
   std::vector<std::pair<std::string, double>> at_least;
   int gpus = 0;
   double low = 0, typical = 0;

@@ -30,7 +30,7 @@ void from_json(const Json& j, RunSettings& s);
 
 struct PlannedPoint {
   std::size_t index = 0;  // global index in the plan
-  Params params = Json::object();
+  Params params;
 };
 
 struct GroupSpec {

@@ -34,7 +34,7 @@ struct RankTiming {
 struct PointResult {
   std::size_t index = 0;  // position in the plan
   std::string workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   std::vector<int> devices;  // physical CUDA ordinals (per node with several nodes)
   Placement placement;       // process model, launcher, nodes and hosts

@@ -42,7 +42,7 @@ struct ScalingSeries {
   std::string workload;
   // Weak: the points' parameters. Strong with a per-GPU "batch" parameter: the points'
   // parameters with "batch" replaced by "global_batch" (= batch x gpus).
-  Params params = Json::object();
+  Params params;
   std::string metric;
   std::string unit;
   std::string mode;              // "weak" or "strong"
@@ -92,7 +92,7 @@ struct LinkPlateau {
 // One verdict per scaling series (mgbench/analysis/verdict.hpp).
 struct RunVerdict {
   std::string workload;
-  Params params = Json::object();
+  Params params;
   std::string mode, metric, unit;
   std::string text;                    // the verdict in words
   std::vector<std::string> anomalies;  // codes: super_linear, collapse, non_monotonic, slow_gpu

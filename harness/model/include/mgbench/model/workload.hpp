@@ -61,12 +61,13 @@ struct Axis {
   Axis& at_most(std::int64_t max);
 
   const std::vector<std::string>& values_for(Profile profile) const;
-  // Converts one command-line string into the typed JSON value; UsageError when invalid.
-  Json parse_value(const std::string& text) const;
+  // Converts one command-line string into its typed value (the only place an axis value is
+  // parsed); UsageError when invalid.
+  ParamValue parse_value(const std::string& text) const;
 };
 
 // The value lists chosen for each axis (after profile and command-line overrides).
-using AxisValues = std::map<std::string, std::vector<Json>>;
+using AxisValues = std::map<std::string, std::vector<ParamValue>>;
 // Turns axis values into point parameter sets. Default: the cartesian product.
 using ExpandFn = std::function<std::vector<Params>(const AxisValues&)>;
 // The same for a group of `gpus` GPUs, for points that depend on the group's size (a root rank,

@@ -58,7 +58,7 @@ struct HistoryRun {
 struct HistoryPoint {
   int idx = 0;
   std::string workload;
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   std::string status;
   std::optional<double> median_s;
@@ -77,7 +77,7 @@ struct TrendRow {
   std::int64_t run_id = 0;
   std::string started_at;
   std::string group;  // value of the --by field ("" without --by)
-  Params params = Json::object();
+  Params params;
   int gpus = 1;
   double value = 0;
 };
