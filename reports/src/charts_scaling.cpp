@@ -30,7 +30,7 @@ struct Curve {
 std::set<std::size_t> flagged_points(const RunResult& run) {
   std::set<std::size_t> out;
   for (const PointResult& p : run.points) {
-    if (p.flags.is_array() && !p.flags.empty()) out.insert(p.index);
+    if (!p.flags.empty()) out.insert(p.index);
   }
   return out;
 }

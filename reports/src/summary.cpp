@@ -113,7 +113,7 @@ std::string row_notes(const std::vector<const PointResult*>& points) {
   std::map<std::string, std::size_t> not_ok;
   for (const PointResult* p : points) {
     noisy += p->noisy ? 1 : 0;
-    flagged += p->flags.is_array() && !p->flags.empty() ? 1 : 0;
+    flagged += !p->flags.empty() ? 1 : 0;
     if (p->status != Status::ok) ++not_ok[to_string(p->status)];
   }
   std::vector<std::string> parts;
@@ -334,15 +334,13 @@ void noise_flags(const RunResult& run, Labeller& label, std::vector<FlagGroup>& 
   std::size_t left_out = 0;
   std::map<std::string, std::pair<std::size_t, std::set<std::string>>> oscillating;
   for (const PointResult& p : run.points) {
-    const Json& spread = p.spread;
     if (p.noisy) {
-      const std::string why = spread.is_object() ? json_string(spread, "reason") : "";
+      const std::string why = p.spread ? p.spread->reason : "";
       add_line(g, left_out, label(p) + ": " + (why.empty() ? "median uncertain" : why));
-    } else if (spread.is_object() && spread.value("oscillating", false)) {
+    } else if (p.spread && p.spread->oscillating) {
       auto& [n, causes] = oscillating[p.workload];
       ++n;
-      const std::string cause = json_string(spread, "cause");
-      if (!cause.empty()) causes.insert(cause);
+      if (!p.spread->cause.empty()) causes.insert(p.spread->cause);
     }
   }
   for (const auto& [w, entry] : oscillating) {
@@ -359,10 +357,8 @@ void impossible_flags(const RunResult& run, Labeller& label, std::vector<FlagGro
   FlagGroup g{"Impossible values", {}};
   std::size_t left_out = 0;
   for (const PointResult& p : run.points) {
-    if (!p.flags.is_array()) continue;
-    for (const Json& f : p.flags) {
-      if (!f.is_object()) continue;
-      add_line(g, left_out, label(p) + ": " + json_string(f, "reason", json_string(f, "metric")));
+    for (const PointFlag& f : p.flags) {
+      add_line(g, left_out, label(p) + ": " + (f.reason.empty() ? f.metric : f.reason));
     }
   }
   close_group(g, left_out, out);

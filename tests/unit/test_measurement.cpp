@@ -120,14 +120,37 @@ TEST_CASE("timing, cache, flags and spread round-trip through results.json", "[m
   p.workload = "allreduce";
   p.devices = {0};
   p.measured = {mgbench::TimingMethod::graph, mgbench::CacheMode::cold};
-  p.flags = Json::array({Json{{"kind", "impossible"}, {"metric", "algbw_GBps"}, {"reason", "x"}}});
-  p.spread = Json{{"rel_stdev", 0.03}, {"median_ci_half_width", 0.001}, {"oscillating", true}};
+  p.flags = {{"impossible", "algbw_GBps", "x"}};
+  p.spread = mgbench::Spread{0.03, 0.001, true, "power cap", ""};
   Json j = p;
+  CHECK(j.at("flags") == Json::parse(R"([{"kind":"impossible","metric":"algbw_GBps","reason":"x"}])"));
+  CHECK(j.at("spread") == Json::parse(
+      R"({"rel_stdev":0.03,"median_ci_half_width":0.001,"oscillating":true,"cause":"power cap"})"));
   const PointResult back = j.get<PointResult>();
   CHECK(back.measured.timing == mgbench::TimingMethod::graph);
   CHECK(back.measured.cache == mgbench::CacheMode::cold);
-  CHECK(back.flags == p.flags);
-  CHECK(back.spread == p.spread);
+  REQUIRE(back.flags.size() == 1);
+  CHECK(back.flags[0].kind == "impossible");
+  CHECK(back.flags[0].metric == "algbw_GBps");
+  CHECK(back.flags[0].reason == "x");
+  REQUIRE(back.spread.has_value());
+  CHECK(back.spread->rel_stdev == 0.03);
+  CHECK(back.spread->median_ci_half_width == 0.001);
+  CHECK(back.spread->oscillating);
+  CHECK(back.spread->cause == "power cap");
+  CHECK(back.spread->reason.empty());
+  Json wrong = j;
+  wrong["spread"]["rel_stdev"] = -1;
+  CHECK_THROWS_AS(wrong.get<PointResult>(), mgbench::UsageError);
+  wrong = j;
+  wrong["flags"][0]["reason"] = 7;
+  CHECK_THROWS_AS(wrong.get<PointResult>(), mgbench::UsageError);
+  wrong = j;
+  wrong["flags"] = Json::array({"impossible"});
+  CHECK_THROWS_AS(wrong.get<PointResult>(), mgbench::UsageError);
+  wrong = j;
+  wrong["spread"] = nullptr;
+  CHECK_FALSE(wrong.get<PointResult>().spread.has_value());
   j["timing"] = "stopwatch";
   CHECK_THROWS_AS(j.get<PointResult>(), mgbench::UsageError);
   Json old = p;
@@ -149,9 +172,10 @@ TEST_CASE("a steady power-capped GEMM oscillates 3 % per sample but is not noisy
   CHECK(a.cause == "power cap");
   CHECK(a.reason.find("oscillate") != std::string::npos);
   CHECK(a.reason.find("power cap") != std::string::npos);
-  const Json j = mgbench::spread_json(a);
+  const Json j = mgbench::spread_of(a);
   CHECK(j["oscillating"] == true);
   CHECK(j["cause"] == "power cap");
+  CHECK(j["rel_stdev"] == s.rel_stdev);
   // The stopping rule converges on it instead of running to max time.
   mgbench::StoppingCriteria c;
   c.min_time_s = 0.1;
@@ -168,7 +192,7 @@ TEST_CASE("a point whose median is uncertain is noisy, and the reason says why",
   CHECK(a.ci_half_width > 0.005);
   CHECK(a.reason.find("median uncertain") != std::string::npos);
   CHECK(a.reason.find("12 samples") != std::string::npos);
-  CHECK(mgbench::quality_note(mgbench::spread_json(a), Json::array()).rfind("noisy, ", 0) == 0);
+  CHECK(mgbench::quality_note(mgbench::spread_of(a), {}).rfind("noisy, ", 0) == 0);
 }
 
 TEST_CASE("tight samples are neither noisy nor oscillating", "[measurement][noise]") {
@@ -206,10 +230,9 @@ TEST_CASE("algbw above HBM's copy limit is flagged impossible, below it is not",
   CHECK(mgbench::impossible_values(Json{{"algbw_GBps", 1e9}}, Json::object(), checks,
                                    mgbench::HardwareLimits{})
             .empty());  // unknown hardware: no check
-  const Json out = mgbench::flags_json(flags);
-  CHECK(mgbench::metric_flagged(out, "algbw_GBps"));
-  CHECK_FALSE(mgbench::metric_flagged(out, "busbw_GBps"));
-  CHECK(mgbench::quality_note(Json(), out).rfind("impossible: ", 0) == 0);
+  CHECK(mgbench::metric_flagged(flags, "algbw_GBps"));
+  CHECK_FALSE(mgbench::metric_flagged(flags, "busbw_GBps"));
+  CHECK(mgbench::quality_note(std::nullopt, flags).rfind("impossible: ", 0) == 0);
 }
 
 TEST_CASE("TFLOP/s above the datasheet peak of the dtype is flagged on a known GPU only",

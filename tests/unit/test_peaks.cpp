@@ -142,7 +142,7 @@ TEST_CASE("no share for a point that is not ok, a flagged value, a missing dtype
           "[peaks]") {
   RunResult run = h200_run();
   run.points[0].status = mgbench::Status::failed;
-  run.points[2].flags = Json::array({Json{{"kind", "impossible"}, {"metric", "GBps_per_gpu"}}});
+  run.points[2].flags = {{"impossible", "GBps_per_gpu", ""}};
   run.points[6].params = mgbench::Params{{"dtype", "int4"}};
   run.environment["gpus"][0]["pcie"] = Json::object();
   const mgbench::PeakReport r = mgbench::compute_peaks(run);

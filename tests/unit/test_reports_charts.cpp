@@ -150,8 +150,7 @@ TEST_CASE("a value flagged impossible is left out of its chart, and the chart sa
   for (auto& p : run.points) {
     if (p.workload == "allreduce" && p.params.text("dtype") == "fp32" &&
         p.params.text("impl") == "nccl" && p.params.integer("bytes") == 8388608) {
-      p.flags = mgbench::Json::array({{{"kind", "impossible"}, {"metric", "busbw_GBps"},
-                                       {"reason", "above the copy limit"}}});
+      p.flags = {{"impossible", "busbw_GBps", "above the copy limit"}};
       flagged = true;
       break;
     }
@@ -185,8 +184,7 @@ std::size_t title_count(const std::string& svg) {
 void flag_point(mgbench::RunResult& run, std::size_t index) {
   for (auto& p : run.points) {
     if (p.index == index) {
-      p.flags = mgbench::Json::array({{{"kind", "impossible"}, {"metric", "tflops_per_gpu"},
-                                       {"reason", "above the datasheet peak"}}});
+      p.flags = {{"impossible", "tflops_per_gpu", "above the datasheet peak"}};
       return;
     }
   }

@@ -155,8 +155,7 @@ TEST_CASE("summary: a flagged value is never the best figure", "[reports][summar
   auto run = sample();
   for (auto& p : run.points) {
     if (p.index == 7) {  // cublas bf16 8192 on 8 GPUs, the best of its row
-      p.flags = mgbench::Json::array(
-          {{{"kind", "impossible"}, {"metric", "tflops_aggregate"}, {"reason", "too fast"}}});
+      p.flags = {{"impossible", "tflops_aggregate", "too fast"}};
     }
   }
   const auto tables = mgbench::reports::run_summary(run).tables;
@@ -177,9 +176,12 @@ TEST_CASE("flags: noise with its reason, oscillation folded per workload, doctor
   auto run = sample();
   for (auto& p : run.points) {
     if (p.workload == "gemm" && p.gpus == 1 && p.status == mgbench::Status::ok) {
-      p.spread = {{"rel_stdev", 0.03}, {"oscillating", true}, {"cause", "power cap"}};
+      p.spread = mgbench::Spread{0.03, std::nullopt, true, "power cap", ""};
     }
-    if (p.noisy) p.spread = {{"reason", "median uncertain: 95 % CI +/- 2.00 %"}};
+    if (p.noisy) {
+      p.spread = mgbench::Spread{};
+      p.spread->reason = "median uncertain: 95 % CI +/- 2.00 %";
+    }
   }
   const auto flags = mgbench::reports::run_flags(run);
   const auto group = [&](const std::string& title) {

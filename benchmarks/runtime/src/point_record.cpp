@@ -33,7 +33,7 @@ void record_method_and_noise(PointResult& result, const RankEnv& env, double max
   if (result.samples.empty()) return;
   const NoiseAssessment noise = assess_noise(result.stats, max_noise, result.telemetry);
   result.noisy = noise.noisy;
-  result.spread = spread_json(noise);
+  result.spread = spread_of(noise);
 }
 
 void add_method_metrics(PointResult& result, double second_s,
@@ -46,7 +46,7 @@ void add_method_metrics(PointResult& result, double second_s,
   }
   if (!limits.empty()) {
     result.flags =
-        flags_json(impossible_values(result.metrics, result.params, limits, group_limits(devices)));
+        impossible_values(result.metrics, result.params, limits, group_limits(devices));
   }
 }
 

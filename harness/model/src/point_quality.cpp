@@ -69,13 +69,8 @@ NoiseAssessment assess_noise(const Statistics& stats, double threshold, const Js
   return a;
 }
 
-Json spread_json(const NoiseAssessment& noise) {
-  Json j{{"rel_stdev", noise.spread},
-         {"median_ci_half_width", noise.ci_half_width},
-         {"oscillating", noise.oscillating}};
-  if (!noise.cause.empty()) j["cause"] = noise.cause;
-  if (!noise.reason.empty()) j["reason"] = noise.reason;
-  return j;
+Spread spread_of(const NoiseAssessment& noise) {
+  return Spread{noise.spread, noise.ci_half_width, noise.oscillating, noise.cause, noise.reason};
 }
 
 double hbm_peak_GBps(int bus_width_bits, int mem_clock_khz) {
@@ -237,37 +232,21 @@ std::vector<PointFlag> impossible_values(const Json& metrics, const Params& para
   return flags;
 }
 
-Json flags_json(const std::vector<PointFlag>& flags) {
-  Json out = Json::array();
-  for (const PointFlag& f : flags) {
-    out.push_back({{"kind", f.kind}, {"metric", f.metric}, {"reason", f.reason}});
-  }
-  return out;
-}
-
-std::string quality_note(const Json& spread, const Json& flags) {
+std::string quality_note(const std::optional<Spread>& spread, const std::vector<PointFlag>& flags) {
   std::string out;
   const auto add = [&out](const std::string& text) { out += (out.empty() ? "" : "; ") + text; };
-  if (spread.is_object() && spread.contains("reason") && spread["reason"].is_string()) {
-    const bool oscillating = spread.value("oscillating", false);
-    add((oscillating ? "" : "noisy, ") + spread["reason"].get<std::string>());
+  if (spread && !spread->reason.empty()) {
+    add((spread->oscillating ? "" : "noisy, ") + spread->reason);
   }
-  if (flags.is_array()) {
-    for (const Json& f : flags) {
-      if (f.is_object() && f.contains("reason") && f["reason"].is_string()) {
-        add(f.value("kind", std::string("flagged")) + ": " + f["reason"].get<std::string>());
-      }
-    }
+  for (const PointFlag& f : flags) {
+    if (!f.reason.empty()) add((f.kind.empty() ? "flagged" : f.kind) + ": " + f.reason);
   }
   return out;
 }
 
-bool metric_flagged(const Json& flags, const std::string& metric) {
-  if (!flags.is_array()) return false;
-  return std::any_of(flags.begin(), flags.end(), [&](const Json& f) {
-    return f.is_object() && f.contains("metric") && f["metric"].is_string() &&
-           f["metric"].get<std::string>() == metric;
-  });
+bool metric_flagged(const std::vector<PointFlag>& flags, const std::string& metric) {
+  return std::any_of(flags.begin(), flags.end(),
+                     [&](const PointFlag& f) { return !f.metric.empty() && f.metric == metric; });
 }
 
 }  // namespace mgbench

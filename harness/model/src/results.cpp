@@ -169,8 +169,8 @@ void to_json(Json& j, const PointResult& p) {
   if (m.timing) j["timing"] = to_string(*m.timing);
   if (m.cache) j["cache"] = to_string(*m.cache);
   if (m.warmup_s > 0) j["warmup_s"] = m.warmup_s;
-  if (p.flags.is_array() && !p.flags.empty()) j["flags"] = p.flags;
-  if (!p.spread.is_null()) j["spread"] = p.spread;
+  if (!p.flags.empty()) j["flags"] = p.flags;
+  if (p.spread) j["spread"] = *p.spread;
 }
 
 namespace {
@@ -219,9 +219,10 @@ void from_json(const Json& j, PointResult& p) {
     p.started_at = j.value("started_at", "");
     p.placement = read_placement(j, p.gpus);
     p.measured = read_measurement(j);
-    p.flags = j.value("flags", Json::array());
-    if (!p.flags.is_array()) throw UsageError("point flags is not an array");
-    p.spread = j.contains("spread") ? j.at("spread") : Json();
+    const Json flags = j.value("flags", Json::array());
+    if (!flags.is_array()) throw UsageError("point flags is not an array");
+    p.flags = flags.get<std::vector<PointFlag>>();
+    if (j.contains("spread") && !j.at("spread").is_null()) p.spread = j.at("spread").get<Spread>();
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {

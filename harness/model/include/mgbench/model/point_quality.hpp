@@ -10,6 +10,7 @@
 
 #include "mgbench/core/params.hpp"
 #include "mgbench/model/limit_kind.hpp"
+#include "mgbench/model/point_marks.hpp"
 #include "mgbench/model/stats.hpp"
 
 namespace mgbench {
@@ -31,8 +32,8 @@ NoiseAssessment assess_noise(const Statistics& stats, double threshold, const Js
 // What the telemetry summary says clocks were held by: "power cap", "thermal", "power brake",
 // "HW slowdown", other reasons by name, joined by ", "; "" when none.
 std::string clock_limit_cause(const Json& telemetry);
-// The point's "spread" object in results.json.
-Json spread_json(const NoiseAssessment& noise);
+// The point's spread as its result records it.
+Spread spread_of(const NoiseAssessment& noise);
 
 // ---- impossible values ----------------------------------------------------------------------
 
@@ -104,20 +105,14 @@ LinkLimit host_link_limit(const HardwareLimits& hw);
 // or the ranks share a GPU.
 LinkLimit peer_link_limit(const HardwareLimits& hw);
 
-struct PointFlag {
-  std::string kind;  // "impossible"
-  std::string metric;
-  std::string reason;
-};
 std::vector<PointFlag> impossible_values(const Json& metrics, const Params& params,
                                          const std::vector<LimitCheck>& checks,
                                          const HardwareLimits& hw);
-Json flags_json(const std::vector<PointFlag>& flags);
 // What a reader must know about a point's numbers, in one line: why it is noisy, how its
 // samples oscillate, which values are impossible ("" when nothing). From the point's
 // `spread` and `flags` (untrusted: sanitise before printing).
-std::string quality_note(const Json& spread, const Json& flags);
+std::string quality_note(const std::optional<Spread>& spread, const std::vector<PointFlag>& flags);
 // True when a point's flags (PointResult::flags) name `metric`.
-bool metric_flagged(const Json& flags, const std::string& metric);
+bool metric_flagged(const std::vector<PointFlag>& flags, const std::string& metric);
 
 }  // namespace mgbench

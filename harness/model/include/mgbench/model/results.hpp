@@ -10,6 +10,7 @@
 #include "mgbench/model/measured.hpp"
 #include "mgbench/model/peak_share.hpp"
 #include "mgbench/model/placement.hpp"
+#include "mgbench/model/point_marks.hpp"
 #include "mgbench/model/presentation.hpp"
 #include "mgbench/model/scaling_series.hpp"
 #include "mgbench/model/stats.hpp"
@@ -43,11 +44,8 @@ struct PointResult {
   // The median is uncertain: its bootstrap CI half-width exceeds max_noise (point_quality.hpp).
   bool noisy = false;
   Measurement measured;        // timing method, cache mode, warm-up
-  // Values the hardware cannot produce: [{"kind":"impossible","metric":...,"reason":...}].
-  Json flags = Json::array();
-  // Sample spread as a property of the point: {"rel_stdev", "median_ci_half_width",
-  // "oscillating", "cause"?, "reason"?}; null when not assessed.
-  Json spread;
+  std::vector<PointFlag> flags;  // values the hardware cannot produce
+  std::optional<Spread> spread;  // the samples' spread; unset when not assessed
   std::size_t ops_per_sample = 1;
   std::vector<double> samples;  // seconds per op, headline (slowest rank) per sample
   Statistics stats;
