@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Cross-check mgbench against independent tools on this GPU machine (scripts/crosscheck.sh).
 
-collectives each NCCL collective against its nccl-tests binary (-g 1 -d float; sums for the
+collectives each NCCL collective against its nccl-tests binary (-d float; sums for the
             reductions, root 0 for broadcast and reduce): allreduce / all_reduce_perf,
             allgather / all_gather_perf, reducescatter / reduce_scatter_perf, alltoall /
             alltoall_perf, broadcast / broadcast_perf, reduce / reduce_perf, sendrecv /
             sendrecv_perf. Out-of-place time per op, against mgbench's fp32 out-of-place points
-            on 1 GPU (all-reduce: impl=nccl) measured with timing=host and cache=hot, at the same
+            on --gpus N GPUs (all-reduce: impl=nccl) measured with timing=host and cache=hot, at the same
             sizes: nccl-tests' `size` column is the total that mgbench's `bytes` is (the
             collectives that split it over the ranks start at 16 bytes, below which nccl-tests
             rounds a rank's share to nothing). nccl-tests launches its operations back to back
@@ -20,6 +20,9 @@ collectives each NCCL collective against its nccl-tests binary (-g 1 -d float; s
             cache=hot does; a sweep would read memory the L2 does not hold. -n is chosen so
             that a run of one size times about 50 ms of operations (20 to 2000 iterations).
             Tolerance: 3 % from 1 MiB up, 10 % below.
+            --gpus N (default 1) takes the GPUs --device .. --device + N - 1 for both tools:
+            mgbench --gpus N --devices LIST (its local launcher: one thread per GPU) against
+            nccl-tests -t N -g 1 (one thread per GPU too) with CUDA_VISIBLE_DEVICES=LIST.
 gemm        torch.matmul in sustained mode (scripts/torch_matmul_reference.py --seconds S)
             against mgbench's cuBLASLt points (impl=cublas, cache=hot: torch reuses its
             operands) at M = N = K = 4096 and 8192, for bf16, fp16, tf32, fp32 and fp8.
@@ -157,13 +160,13 @@ def point_setting(point, name):
     return str(value) if value is not None else None
 
 
-def mgbench_collective(results, workload="allreduce"):
-    """{bytes: value} for the collective's NCCL fp32 out-of-place root-0 points on 1 GPU: a dict
-    of figures, or a string saying why the point has none (its status and message)."""
+def mgbench_collective(results, workload="allreduce", gpus=1):
+    """{bytes: value} for the collective's NCCL fp32 out-of-place root-0 points on `gpus` GPUs: a
+    dict of figures, or a string saying why the point has none (its status and message)."""
     out = {}
     for p in mgbench_points(results, workload):
         params = p.get("params", {})
-        if (params.get("impl", "nccl"), params.get("dtype"), p.get("gpus")) != ("nccl", "fp32", 1):
+        if (params.get("impl", "nccl"), params.get("dtype"), p.get("gpus")) != ("nccl", "fp32", gpus):
             continue
         if str(params.get("inplace")).lower() == "true" or int(params.get("root", 0)) != 0:
             continue
@@ -331,9 +334,14 @@ def settings_params(settings):
     return [f"{name}={value}" for name, value in settings.items()]
 
 
-def run_mgbench(args, workload, params, out_name):
+def devices(args, gpus):
+    """The CUDA devices of a check on `gpus` GPUs, from --device on: "2,3"."""
+    return ",".join(str(args.device + i) for i in range(gpus))
+
+
+def run_mgbench(args, workload, params, out_name, gpus=1):
     out = os.path.join(args.out, out_name)
-    argv = [args.mgbench, "sweep", "--gpus", "1", "--devices", str(args.device),
+    argv = [args.mgbench, "sweep", "--gpus", str(gpus), "--devices", devices(args, gpus),
             "--workloads", workload, "--out", out, "--no-history", "--no-report", "--skip-doctor",
             "--quiet"]
     for param in params + args.mgbench_param:
@@ -367,8 +375,8 @@ def run_nccl_tests_perf(tool, sizes, args, env, tool_args=("-o", "sum")):
     """The out-of-place figures {bytes: figures} of sizes (ascending, x2 apart) from one
     nccl-tests process; -n from the largest size."""
     iters, warmup = nccl_tests_iterations(sizes[-1])
-    text = run_tool([tool, "-b", str(sizes[0]), "-e", str(sizes[-1]), "-f", "2", "-g", "1",
-                     "-d", "float"] + list(tool_args) +
+    text = run_tool([tool, "-b", str(sizes[0]), "-e", str(sizes[-1]), "-f", "2", "-t",
+                     str(args.gpus), "-g", "1", "-d", "float"] + list(tool_args) +
                     ["-c", "1", "-n", str(iters), "-w", str(warmup)] + args.nccl_arg, env=env)
     name = os.path.basename(tool)
     rows = parse_nccl_tests_perf(text, name)
@@ -426,7 +434,8 @@ def collective_section(args, name):
     binary, tool_args, own_params, splits = COLLECTIVES[name]
     sizes = collective_sizes(args, splits)
     section = {"name": name, "title": f"{name}: mgbench NCCL vs nccl-tests {binary}",
-               "method": f"fp32{' sum' if '-o' in tool_args else ''}, out-of-place, 1 GPU; time "
+               "method": f"fp32{' sum' if '-o' in tool_args else ''}, out-of-place, "
+                         f"{args.gpus} GPU(s) (devices {devices(args, args.gpus)}); time "
                          f"per op in us; mgbench timing=host cache=hot, {binary} "
                          f"{' '.join(tool_args) + ' ' if tool_args else ''}-b {sizes[0]} -e 8M "
                          f"-f 2 then -b S -e S above; the median over {args.repeats} alternating "
@@ -438,15 +447,15 @@ def collective_section(args, name):
         where = f"in {args.nccl_tests} (or its build/)" if args.nccl_tests else "on PATH"
         section["skipped"] = f"{binary} not found {where}; pass --nccl-tests DIR"
         return section
-    env = dict(os.environ, CUDA_VISIBLE_DEVICES=str(args.device))
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES=devices(args, args.gpus))
     params = own_params + ["dtype=fp32", f"bytes={','.join(str(s) for s in sizes)}"]
     if name not in ("alltoall", "sendrecv"):
         params.append("inplace=false")
     mine, reference = [], []
     for rep in range(args.repeats):
         results = run_mgbench(args, name, params + settings_params(COLLECTIVE_SETTINGS),
-                              f"mgbench-{name}-{rep + 1}")
-        mine.append(mgbench_collective(results, name))
+                              f"mgbench-{name}-{rep + 1}", args.gpus)
+        mine.append(mgbench_collective(results, name, args.gpus))
         reference.append(nccl_tests_run(tool, sizes, args, env, tool_args))
     section["rows"] = collective_rows(over_runs(mine, "time_us"), over_runs(reference, "time_us"))
     return section
@@ -522,7 +531,11 @@ def parse_args(argv):
                                        + ", ".join(WORKLOADS) + " (default: all)")
     parser.add_argument("--sizes", help="comma list of collective sizes in bytes, ascending "
                                         "(default 8 B .. 1 GiB in x2 steps)")
-    parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0)")
+    parser.add_argument("--device", type=int, default=0, help="CUDA device (default 0); the "
+                                                             "first of --gpus N")
+    parser.add_argument("--gpus", type=int, default=1,
+                        help="GPUs of the collectives' checks, from --device on (default 1; "
+                             "gemm: 1)")
     parser.add_argument("--repeats", type=int, default=8,
                         help="alternating runs of mgbench and each nccl-tests binary; medians "
                              "compared (default 8)")
@@ -540,8 +553,9 @@ def parse_args(argv):
                         help="extra mgbench sweep argument, e.g. --mgbench-arg=--max-time-per-point"
                              " --mgbench-arg=0.5 (repeatable)")
     args = parser.parse_args(argv)
-    if args.device < 0 or args.torch_seconds <= 0 or args.repeats < 1:
-        parser.error("--device must be >= 0, --torch-seconds > 0 and --repeats >= 1")
+    if args.device < 0 or args.torch_seconds <= 0 or args.repeats < 1 or not 1 <= args.gpus <= 64:
+        parser.error("--device must be >= 0, --gpus 1 to 64, --torch-seconds > 0 and "
+                     "--repeats >= 1")
     if args.cpus is not None:
         try:
             args.cpus = parse_cpus(args.cpus)

@@ -202,7 +202,7 @@ class Repeats(unittest.TestCase):
         saved = crosscheck.run_tool
         crosscheck.run_tool = lambda argv, env=None, timeout=None: without_64
         try:
-            args = argparse.Namespace(nccl_arg=[])
+            args = argparse.Namespace(nccl_arg=[], gpus=1)
             got = crosscheck.run_nccl_tests_perf("arp", [8, 16, 32], args, None)
             self.assertEqual(sorted(got), [8, 16, 32])
             with self.assertRaisesRegex(crosscheck.ToolError, "printed no row for 64 bytes"):
@@ -235,6 +235,9 @@ class MgbenchPoints(unittest.TestCase):
         self.assertEqual((picked[1024]["timing"], picked[1024]["cache"]), ("host", "hot"))
         failed = crosscheck.mgbench_collective({"points": [point(status="failed")]})
         self.assertEqual(failed[1024], "mgbench failed: boom")
+        two = crosscheck.mgbench_collective({"points": [point(), point(gpus=2, status="failed")]},
+                                            "allreduce", 2)
+        self.assertEqual(two[1024], "mgbench failed: boom")  # the 2-GPU point, not the 1-GPU one
 
 
 FAKE_MGBENCH = """#!/usr/bin/env python3
@@ -248,6 +251,9 @@ params = dict(args[i + 1].split("=", 1) for i, a in enumerate(args) if a == "--p
 workload = args[args.index("--workloads") + 1]
 with open(os.path.join(os.path.dirname(out), "mgbench.calls"), "a") as f:
     f.write(workload + " " + " ".join(sorted(a for a in params if a != "bytes")) + "\\n")
+gpus = int(args[args.index("--gpus") + 1])
+with open(os.path.join(os.path.dirname(out), "mgbench.devices"), "a") as f:
+    f.write(f"{gpus} {args[args.index('--devices') + 1]}\\n")
 scale = float(os.environ.get("FAKE_SCALE", "1"))
 ref = {}
 for line in open(os.path.join(os.environ["FAKE_REF_DIR"], workload + ".txt")):
@@ -259,7 +265,7 @@ for b in params["bytes"].split(","):
     t = ref[int(b)] * (scale if int(b) == 1 << 30 else 1.0)
     own = {k: v for k, v in params.items() if k not in ("bytes", "inplace")}
     own.update({"bytes": int(b), "inplace": False})
-    points.append({"workload": workload, "gpus": 1, "status": "ok", "params": own,
+    points.append({"workload": workload, "gpus": gpus, "status": "ok", "params": own,
                    "metrics": {"time_us": t, "algbw_GBps": int(b) / t / 1e3}})
 os.makedirs(out, exist_ok=True)
 json.dump({"points": points}, open(os.path.join(out, "results.json"), "w"))
@@ -277,6 +283,8 @@ with open("{calls}", "a") as f:
     f.write(" ".join(args) + "\\n")
 with open("{calls}.cpus", "a") as f:
     f.write(cpus + "\\n")
+with open("{calls}.visible", "a") as f:
+    f.write(os.environ.get("CUDA_VISIBLE_DEVICES", "-") + "\\n")
 lo, hi = int(args[args.index("-b") + 1]), int(args[args.index("-e") + 1])
 for line in open("{fixture}"):
     fields = line.split()
@@ -368,9 +376,9 @@ class EndToEnd(unittest.TestCase):
         # Per repeat: one sweep over the L2-resident sizes (8 B .. 8 MiB), then one process per
         # larger size with one buffer pair (-b = -e), iterations chosen per size.
         self.assertEqual(len(calls), 2 * (1 + 7))
-        self.assertEqual(calls.count("-b 8 -e 8388608 -f 2 -g 1 -d float -o sum -c 1 -n 2000 -w 200"), 2)
-        self.assertIn("-b 16777216 -e 16777216 -f 2 -g 1 -d float -o sum -c 1 -n 2000 -w 200", calls)
-        self.assertIn("-b 1073741824 -e 1073741824 -f 2 -g 1 -d float -o sum -c 1 -n 69 -w 6", calls)
+        self.assertEqual(calls.count("-b 8 -e 8388608 -f 2 -t 1 -g 1 -d float -o sum -c 1 -n 2000 -w 200"), 2)
+        self.assertIn("-b 16777216 -e 16777216 -f 2 -t 1 -g 1 -d float -o sum -c 1 -n 2000 -w 200", calls)
+        self.assertIn("-b 1073741824 -e 1073741824 -f 2 -t 1 -g 1 -d float -o sum -c 1 -n 69 -w 6", calls)
         with open(os.path.join(out, "crosscheck.json"), encoding="utf-8") as f:
             doc = json.load(f)
         rows = doc["sections"][0]["rows"]
@@ -384,6 +392,27 @@ class EndToEnd(unittest.TestCase):
         self.assertEqual(len(table), 1 + 28)  # the header and one row per size
         self.assertTrue(table[1].startswith("| 8 B | 4.90 | 4.90 | +0.00 | 10 |"), table[1])
         self.assertTrue(table[-1].startswith("| 1 GiB |"), table[-1])
+
+    def test_gpus_takes_the_devices_from_device_on_for_both_tools(self):
+        code, printed, out = self.run_main("--nccl-tests", os.path.dirname(self.tools),
+                                           "--repeats", "1", "--sizes", "8,1024",
+                                           "--device", "2", "--gpus", "2")
+        self.assertEqual(code, 0, printed)
+        self.assertIn("2 of 2 rows within tolerance", printed)
+        self.assertIn("2 GPU(s) (devices 2,3)", printed)
+        with open(os.path.join(out, "mgbench.devices"), encoding="utf-8") as f:
+            self.assertEqual(f.read().splitlines(), ["2 2,3"])
+        with open(self.calls, encoding="utf-8") as f:
+            self.assertIn("-f 2 -t 2 -g 1 -d float", f.read())
+        with open(self.calls + ".visible", encoding="utf-8") as f:
+            self.assertEqual(f.read().splitlines(), ["2,3"])
+
+    def test_gpus_out_of_range_is_refused(self):
+        for bad in ("0", "65", "-1"):
+            with contextlib.redirect_stderr(io.StringIO()):
+                with self.assertRaises(SystemExit, msg=bad) as e:
+                    crosscheck.parse_args(["--gpus", bad, "--out", os.path.join(self.dir.name, "o")])
+            self.assertEqual(e.exception.code, 2, bad)
 
     def test_a_five_percent_gap_at_1_gib_fails(self):
         os.environ["FAKE_SCALE"] = "1.05"
