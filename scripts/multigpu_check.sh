@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The multi-GPU validation pass on one host with 2..8 GPUs (docs/TESTING.md, "Multi-GPU
-# validation"), from the repository root with the tree built in BUILD (tests included):
+# The multi-GPU validation pass on one host with 2..8 GPUs (docs/TESTING.md, "Several GPUs of
+# one host"), from the repository root with the tree built in BUILD (tests included):
 #   scripts/multigpu_check.sh BUILD OUT [STAGE...]
 # Stages, in this order by default (each bounded by a timeout; one PASS/FAIL line per check in
 # OUT/summary.txt, every log and results file under OUT):
@@ -22,7 +22,11 @@
 set -uo pipefail
 [[ $# -ge 2 && -f CMakePresets.json ]] || { echo "usage (from the repository root): $0 BUILD OUT [STAGE...]" >&2; exit 2; }
 BUILD="$(realpath "$1")"; OUT="$(realpath -m "$2")"; shift 2
-stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=(env tests sweep mpirun datapath crosscheck predict screen)
+all=(env tests sweep mpirun datapath crosscheck predict screen)
+stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=("${all[@]}")
+for stage in "${stages[@]}"; do  # every name checked before anything runs
+  [[ " ${all[*]} " == *" $stage "* ]] || { echo "multigpu_check: unknown stage '$stage' (${all[*]})" >&2; exit 2; }
+done
 MG="$BUILD/bin/mgbench"; PROFILE="${PROFILE:-standard}"
 COLLECTIVES=allreduce,allgather,reducescatter,alltoall,broadcast,reduce,sendrecv
 mkdir -p "$OUT/runs"; S="$OUT/summary.txt"
@@ -116,7 +120,6 @@ for stage in "${stages[@]}"; do
       CUDA_VISIBLE_DEVICES="$visible" timeout 600 "$MG" screen --stages 1,2 --no-history \
         --out "$OUT/runs/screen_less" >"$OUT/screen_less.txt" 2>&1
       check "screen without the last GPU (devices $visible)" $? ;;
-    *) echo "multigpu_check: unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done
 note "all stages run"

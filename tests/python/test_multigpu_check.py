@@ -122,13 +122,14 @@ class MultiGpuCheck(unittest.TestCase):
                                        os.environ["PATH"]))
         self.assertEqual(done.returncode, 4)
         self.assertEqual(done.stderr.strip(), "multigpu_check: nvidia-smi lists no GPU")
-        done = subprocess.run(["bash", SCRIPT, os.path.dirname(self.bin), self.out, "bogus"],
+        done = subprocess.run(["bash", SCRIPT, os.path.dirname(self.bin), self.out, "env", "bogus"],
                               cwd=ROOT, capture_output=True, text=True, timeout=60,
                               env=dict(os.environ, FAKE_GPUS="2", FAKE_LOG=self.log,
                                        PATH=os.path.join(self.dir.name, "path") + os.pathsep +
                                        os.environ["PATH"]))
         self.assertEqual(done.returncode, 2)
         self.assertIn("unknown stage 'bogus'", done.stderr)
+        self.assertFalse(os.path.exists(self.log))  # refused before the env stage ran
 
     def test_crosscheck_without_the_nccl_tests_source_says_so(self):
         done, summary, calls = self.run_stages("crosscheck", gpus=2)
