@@ -21,7 +21,7 @@
 # should set NCCL_NVLS_ENABLE=0 on the lent machines (the product records what it ran with).
 set -uo pipefail
 [[ $# -ge 2 && -f CMakePresets.json ]] || { echo "usage (from the repository root): $0 BUILD OUT [STAGE...]" >&2; exit 2; }
-BUILD="$(realpath "$1")"; OUT="$(realpath -m "$2")"; shift 2
+BUILD="$(realpath "$1")"; out_arg=$2; shift 2
 all=(env tests sweep mpirun datapath crosscheck predict screen)
 stages=("$@"); [[ ${#stages[@]} -eq 0 ]] && stages=("${all[@]}")
 for stage in "${stages[@]}"; do  # every name checked before anything runs
@@ -29,14 +29,14 @@ for stage in "${stages[@]}"; do  # every name checked before anything runs
 done
 MG="$BUILD/bin/mgbench"; PROFILE="${PROFILE:-standard}"
 COLLECTIVES=allreduce,allgather,reducescatter,alltoall,broadcast,reduce,sendrecv
-mkdir -p "$OUT/runs"; S="$OUT/summary.txt"
 [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 N=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [[ $N -ge 1 ]] || { echo "multigpu_check: nvidia-smi lists no GPU" >&2; exit 4; }
+# OUT (created), and check NAME RC [DETAIL]: one PASS/FAIL line, also in OUT/summary.txt.
+# shellcheck source=scripts/gpu_check.d/common.sh
+source "$(dirname "$0")/gpu_check.d/common.sh" "$BUILD/bin" "$out_arg"
+S="$OUT/summary.txt"
 COUNTS=$(python3 -c "n=$N; c=[1<<i for i in range(8) if 1<<i<=n]; print(','.join(map(str,sorted(set(c+[n])))))")
-check() {  # check NAME RC [DETAIL]
-  if [[ "$2" == 0 ]]; then echo "PASS $1 ${3:-}"; else echo "FAIL $1 (rc $2) ${3:-}"; fi | tee -a "$S"
-}
 note() { echo "$(date +%T) $*" | tee -a "$OUT/timeline.txt"; }
 # points_ok RESULTS: every point ok or waived, no wrong value; one line per status and workload.
 points_ok() {
