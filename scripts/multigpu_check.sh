@@ -7,15 +7,17 @@
 #   env         nvidia-smi topo -m, `mgbench info` (+ --json) and `mgbench doctor`
 #   tests       ctest -L multi_gpu (one at a time: each takes every GPU), then -L gpu|workloads
 #   sweep       `mgbench sweep --gpus COUNTS` (PROFILE, default standard): every point ok or
-#               waived, 0 wrong values, then `--baseline each` for gemm (the outlier check)
+#               waived, 0 wrong values, its report as OUT/report.md; the training steps again
+#               with overlap off; then `--baseline each` for gemm (the outlier check)
 #   mpirun      the collectives and gemm (quick profile) with a thread and with a process per
 #               GPU, and `mgbench compare` of the two
 #   datapath    p2p (both engines, uni/bidir, device and graph timing), h2d and membw on all GPUs
-#   crosscheck  scripts/crosscheck.sh --gpus G for every count G >= 2 against nccl-tests built
-#               from NCCL_TESTS_SRC (default gpujob/nccl-tests; skipped when absent)
+#   crosscheck  scripts/crosscheck.sh --gpus G for every count G >= 2 (G = 1 on a one-GPU host)
+#               against nccl-tests built from NCCL_TESTS_SRC (default gpujob/nccl-tests;
+#               skipped when absent)
 #   predict     `mgbench predict` from the sweep's 1- and 2-GPU points against its measured
-#               larger counts: the error per workload and count
-#   screen      `mgbench screen --stages 1,2`, and again with the last GPU left out
+#               larger counts: the error per workload and count (skipped up to 2 GPUs)
+#   screen      `mgbench screen --stages 1,2`, and again with the last GPU left out (not on one)
 # Exit 0 when every check passed, 1 when one failed, 2 usage, 4 when nvidia-smi lists no GPU.
 # COUNTS: the powers of two up to the GPUs nvidia-smi lists, and that count. The environment
 # should set NCCL_NVLS_ENABLE=0 on the lent machines (the product records what it ran with).
@@ -38,6 +40,7 @@ source "$(dirname "$0")/gpu_check.d/common.sh" "$BUILD/bin" "$out_arg"
 S="$OUT/summary.txt"
 COUNTS=$(python3 -c "n=$N; c=[1<<i for i in range(8) if 1<<i<=n]; print(','.join(map(str,sorted(set(c+[n])))))")
 note() { echo "$(date +%T) $*" | tee -a "$OUT/timeline.txt"; }
+skip() { echo "SKIP $*" | tee -a "$S"; }  # a check this host cannot run, and why
 # points_ok RESULTS: every point ok or waived, no wrong value; one line per status and workload.
 points_ok() {
   python3 - "$1" <<'PY'
@@ -78,6 +81,10 @@ for stage in "${stages[@]}"; do
       check "ctest -L gpu|workloads" $? "$(grep 'tests passed' "$OUT/gpu.log")" ;;
     sweep)
       sweep sweep 1800 --gpus "$COUNTS" --profile "$PROFILE"
+      "$MG" report "$OUT/runs/sweep/results.json" --format md -o "$OUT/report.md" >/dev/null 2>&1
+      check "report.md of the sweep (the note's tables)" $?
+      sweep overlap_off 600 --gpus "$COUNTS" --workloads train_step,transformer_step \
+        --param overlap=false --profile "$PROFILE" --no-report
       sweep baseline_each 600 --gpus "$COUNTS" --workloads gemm --profile quick --baseline each \
         --no-report ;;
     mpirun)
@@ -92,7 +99,7 @@ for stage in "${stages[@]}"; do
         --no-report ;;
     crosscheck)
       src="${NCCL_TESTS_SRC:-$PWD/gpujob/nccl-tests}"
-      if [[ ! -d $src ]]; then echo "SKIP crosscheck (no nccl-tests source at $src)" | tee -a "$S"; continue; fi
+      if [[ ! -d $src ]]; then skip "crosscheck (no nccl-tests source at $src)"; continue; fi
       nccl_inc=$(sed -n 's/^NCCL_INCLUDE_DIR:PATH=//p' "$BUILD/CMakeCache.txt")
       nccl_lib=$(sed -n 's/^NCCL_LIBRARY:FILEPATH=//p' "$BUILD/CMakeCache.txt")
       nh="$OUT/nccl-home"; mkdir -p "$nh"
@@ -101,7 +108,7 @@ for stage in "${stages[@]}"; do
         NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$OUT/nccl-tests-build.log" 2>&1
       check "nccl-tests built" $?
       for g in ${COUNTS//,/ }; do
-        [[ $g -lt 2 ]] && continue
+        [[ $g -lt 2 && $N -ge 2 ]] && continue  # one GPU: the 1-GPU comparison, for the plumbing
         timeout 900 scripts/crosscheck.sh --mgbench "$MG" --nccl-tests "$src" --gpus "$g" \
           --only "$COLLECTIVES" --repeats 2 \
           --sizes 1024,65536,1048576,16777216,268435456 --out "$OUT/crosscheck-$g" \
@@ -109,6 +116,7 @@ for stage in "${stages[@]}"; do
         check "crosscheck at $g GPUs (1: a row beyond tolerance, timing data)" $?
       done ;;
     predict)
+      [[ $N -le 2 ]] && { skip "predict (no count above 2 GPUs to predict)"; continue; }
       full="$OUT/runs/sweep/results.json"
       python3 scripts/multigpu_predict.py "$MG" "$full" "$OUT/predict" >"$OUT/predict.txt" 2>&1
       check "predict from 1-2 GPUs against the measured counts" $? "$(tail -n 1 "$OUT/predict.txt")" ;;
@@ -116,6 +124,7 @@ for stage in "${stages[@]}"; do
       timeout 600 "$MG" screen --stages 1,2 --out "$OUT/runs/screen" --no-history \
         --exclude-list "$OUT/screen_exclude.txt" >"$OUT/screen.txt" 2>&1
       check "screen stages 1-2 (1: a GPU flagged)" $?
+      [[ $N -lt 2 ]] && { skip "screen without the last GPU (one GPU)"; continue; }
       visible=$(python3 -c "print(','.join(str(i) for i in range($N - 1)))")
       CUDA_VISIBLE_DEVICES="$visible" timeout 600 "$MG" screen --stages 1,2 --no-history \
         --out "$OUT/runs/screen_less" >"$OUT/screen_less.txt" 2>&1

@@ -91,28 +91,43 @@ class MultiGpuCheck(unittest.TestCase):
                                                "screen", gpus=6)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual([c.split()[0] for c in calls],
-                         ["info", "info", "doctor", "sweep", "sweep", "sweep", "sweep", "compare",
-                          "sweep", "predict", "screen", "screen"])
+                         ["info", "info", "doctor", "sweep", "report", "sweep", "sweep", "sweep",
+                          "sweep", "compare", "sweep", "predict", "screen", "screen"])
         self.assertIn("--gpus 1,2,4,6 --profile standard", calls[3])  # powers of two and the count
-        self.assertIn("--baseline each", calls[4])
-        self.assertNotIn("--launcher", calls[5])
-        self.assertIn("--launcher mpirun", calls[6])
+        self.assertIn("--format md -o", calls[4])
+        self.assertIn("--workloads train_step,transformer_step --param overlap=false", calls[5])
+        self.assertIn("--baseline each", calls[6])
+        self.assertNotIn("--launcher", calls[7])
+        self.assertIn("--launcher mpirun", calls[8])
         self.assertIn("--workloads allreduce,allgather,reducescatter,alltoall,broadcast,reduce,"
-                      "sendrecv,gemm", calls[6])
-        self.assertIn("--gpus 4,6 --json", calls[9])  # predicted: the counts above 2
+                      "sendrecv,gemm", calls[8])
+        self.assertIn("--gpus 4,6 --json", calls[11])  # predicted: the counts above 2
         self.assertFalse([line for line in summary if line.startswith("FAIL")], summary)
         self.assertEqual(summary[-1], "MULTIGPU RESULT: 0 check(s) failed")
         with open(os.path.join(self.out, "predict.txt"), encoding="utf-8") as f:
             self.assertIn("allreduce at 4 GPUs: 1 series, median |error| 10.0 %", f.read())
+
+    def test_one_gpu_skips_what_needs_more_and_passes_the_rest(self):
+        done, summary, calls = self.run_stages("sweep", "predict", "screen", gpus=1)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual([c.split()[0] for c in calls],
+                         ["sweep", "report", "sweep", "sweep", "screen"])
+        self.assertIn("--gpus 1 --profile standard", calls[0])
+        self.assertEqual([line for line in summary if line.startswith("SKIP")],
+                         ["SKIP predict (no count above 2 GPUs to predict)",
+                          "SKIP screen without the last GPU (one GPU)"])
+        self.assertEqual(summary[-1], "MULTIGPU RESULT: 0 check(s) failed")
+        done, summary, calls = self.run_stages("sweep", "predict", gpus=3)  # 3 > 2: predicted
+        self.assertIn("--gpus 3 --json", calls[-1])
 
     def test_a_wrong_value_and_a_flagged_gpu_fail_their_checks(self):
         done, summary, _ = self.run_stages("sweep", "screen", gpus=2, FAKE_WRONG="1",
                                            FAKE_SCREEN_RC="1")
         self.assertEqual(done.returncode, 1)
         failed = [line for line in summary if line.startswith("FAIL")]
-        self.assertEqual(len(failed), 4, summary)  # sweep's and baseline's points, both screens
+        self.assertEqual(len(failed), 5, summary)  # three sweeps' points, both screens
         self.assertTrue(failed[0].startswith("FAIL sweep: every point ok or waived, 0 wrong"))
-        self.assertEqual(summary[-1], "MULTIGPU RESULT: 4 check(s) failed")
+        self.assertEqual(summary[-1], "MULTIGPU RESULT: 5 check(s) failed")
 
     def test_no_gpu_is_exit_4_and_an_unknown_stage_exit_2(self):
         done = subprocess.run(["bash", SCRIPT, os.path.dirname(self.bin), self.out, "env"],
