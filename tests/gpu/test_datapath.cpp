@@ -204,6 +204,31 @@ TEST_CASE("p2p: two ranks sharing GPU 0 fill the 2 x 2 matrix and verify", "[dat
   }
 }
 
+TEST_CASE("p2p and h2d count every rank's checked words, not rank 0's",
+          "[datapath][gpu]") {
+  // Hot cache: one buffer set per rank, so the counts scale with the ranks alone.
+  const Params p2p{{"engine", "ce"}, {"direction", "uni"}, {"bytes", std::int64_t{1} << 20},
+                   {"cache", "hot"}};
+  const auto two = mgbench::test::run_workload("p2p", {0, 0}, {p2p});
+  const auto three = mgbench::test::run_workload("p2p", {0, 0, 0}, {p2p});
+  require_ok(two, 1);
+  require_ok(three, 1);
+  // Each rank checks its n - 1 inboxes: 2 x 1 against 3 x 2 inboxes in all.
+  const auto checked = [](const mgbench::PointResult& r) {
+    return r.verification.at("checked").get<std::uint64_t>();
+  };
+  CHECK(checked(two[0]) > 0);
+  CHECK(checked(three[0]) == 3 * checked(two[0]));
+  CHECK(three[0].verification.at("wrong").get<std::uint64_t>() == 0);
+  const Params h2d{{"direction", "h2d"}, {"memory", "pinned"}, {"numa", "local"},
+                   {"bytes", std::int64_t{1} << 20}, {"cache", "hot"}};
+  const auto one = mgbench::test::run_workload("h2d", {0}, {h2d});
+  const auto pair = mgbench::test::run_workload("h2d", {0, 0}, {h2d});
+  require_ok(one, 1);
+  require_ok(pair, 1);
+  CHECK(checked(pair[0]) == 2 * checked(one[0]));
+}
+
 TEST_CASE("p2p on every visible GPU: one GPU is waived, several run or name the missing pair",
           "[datapath][gpu]") {
   const int count = mgbench::test::cuda_device_count();

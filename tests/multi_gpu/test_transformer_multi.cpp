@@ -108,6 +108,19 @@ TEST_CASE("transformer_step on 4 GPUs: tp, tp x dp and fsdp verify", "[multi_gpu
   CHECK(ranks[3]["details"]["dp_rank"] == 1);
 }
 
+TEST_CASE("transformer_step tp on 3 GPUs: a degree that does not divide 8 verifies",
+          "[multi_gpu][transformer]") {
+  if (cuda_device_count() < 3) mgbench::test::skip_test("needs 3 GPUs");
+  Params p = small_point("tp");  // 12 heads over 6 kv heads, MLP 768: 3 divides them
+  p.set("hidden", 384);
+  p.set("heads", 12);
+  p.set("kv_heads", 6);
+  p.set("mlp", 768);
+  const auto results = run_on(3, {p});
+  REQUIRE(results.size() == 1);
+  require_verified(results[0], 3);  // the tiny model's 3 kv heads: whole heads on every rank
+}
+
 TEST_CASE("transformer_step ddp on every visible GPU: replicas agree",
           "[multi_gpu][transformer]") {
   const int n = cuda_device_count();

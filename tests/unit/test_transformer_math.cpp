@@ -233,6 +233,26 @@ TEST_CASE("transformer GEMM alignment: the largest power of two every offset kee
   CHECK(gemm_alignment(tiny) == 16);  // head dim 8 in bf16
 }
 
+TEST_CASE("transformer tiny model: every tensor-parallel degree splits it into whole heads",
+          "[unit][transformer]") {
+  StepConfig cfg = config_from_params(point("llama3-8b", "ddp"), 1);
+  for (int tp = 1; tp <= 8; ++tp) {
+    CAPTURE(tp);
+    cfg.tp = tp;
+    const ModelShape tiny = tiny_config(cfg).shape;
+    const LocalDims d = local_dims(tiny, tp);
+    CHECK(d.q_heads * tp == tiny.heads);  // 3 of a fixed 16 heads would leave one out
+    CHECK(d.kv_heads * tp == tiny.kv_heads);
+    CHECK(d.mlp * tp == tiny.mlp);
+    CHECK(d.group() * d.kv_heads == d.q_heads);
+    // The degrees that divide 8 keep the model the tolerances were derived on.
+    CHECK((tiny.heads == 16 && tiny.kv_heads == 8 && tiny.mlp == 128) == (8 % tp == 0));
+  }
+  cfg.tp = 7;
+  CHECK(tiny_config(cfg).shape.heads == 14);
+  CHECK(tiny_config(cfg).shape.mlp == 112);
+}
+
 TEST_CASE("transformer points: presets, custom dimensions, strategies' own axes",
           "[unit][transformer]") {
   mgbench::AxisValues v{{"model", {"llama3-8b"}},     {"layers", {2}},  {"seq", {4096}},

@@ -119,8 +119,10 @@ TEST_CASE("transformer reference: the mask is causal", "[unit][transformer]") {
 
 TEST_CASE("transformer reference: 16-bit storage errors stay well inside the tolerance",
           "[unit][transformer]") {
-  // The tiny model of the gradient check (3 layers, GQA 2:1, 16 tokens), one sequence.
+  // The tiny model of the gradient check (3 layers, GQA 2:1, 16 tokens), one sequence: the one
+  // of tensor-parallel degrees 1, 2, 4, 8 and the one of degree 3 (6 heads over 3 kv heads).
   StepConfig point;
+  point.tp = GENERATE(1, 3);
   const StepConfig tiny = tiny_config(point);
   const Problem p = make_problem(tiny.shape, tiny.layers, static_cast<std::size_t>(tiny.seq), 1, 7);
   const std::vector<double> exact = reference_gradients(p.model, p.params, p.x, p.t);

@@ -393,6 +393,16 @@ std::vector<Json> RankEnv::all_gather_json(Json mine) const {
   return shared->gather_json(rank, std::move(mine), "workload values");
 }
 
+std::vector<std::uint64_t> RankEnv::sum_over_ranks(const std::vector<std::uint64_t>& mine) const {
+  std::vector<std::uint64_t> total(mine.size(), 0);
+  for (const Json& counts : all_gather_json(Json(mine))) {
+    for (std::size_t i = 0; i < total.size() && i < counts.size(); ++i) {
+      total[i] += counts[i].get<std::uint64_t>();
+    }
+  }
+  return total;
+}
+
 bool RankEnv::ranks_share_process() const { return shared->processes() == nullptr; }
 
 RankSlot RankEnv::slot() const { return RankSlot::of(rank, nranks, shared->processes()); }

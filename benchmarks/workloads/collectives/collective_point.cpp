@@ -154,15 +154,10 @@ Verification CollectivePoint::verify() {
   const std::uint64_t checked =
       layout_.checked ? layout_.recv_count * (rotation_.sets + (inplace_ ? 0 : 1)) : 0;
   // Every rank reaches this exchange exactly once, whatever failed above.
-  const auto all =
-      env_.all_gather_json(error ? Json() : Json{{"wrong", wrong}, {"checked", checked}});
+  const std::vector<std::uint64_t> sums =
+      env_.sum_over_ranks(error ? std::vector<std::uint64_t>{} : std::vector{wrong, checked});
   if (error) std::rethrow_exception(error);
-  std::uint64_t total = 0, total_checked = 0;
-  for (const Json& rank : all) {
-    if (!rank.is_object()) continue;
-    total += rank.at("wrong").get<std::uint64_t>();
-    total_checked += rank.at("checked").get<std::uint64_t>();
-  }
+  const std::uint64_t total = sums[0], total_checked = sums[1];
   v.details["wrong"] = total;
   v.details["wrong_on_rank"] = wrong;
   v.details["checked"] = total_checked;

@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -120,29 +121,30 @@ class H2dPoint final : public RankPoint {
 
   // The destinations as the timed copies left them (the host one holds the last set's), then,
   // with several sets, every set copied once more and checked: device destinations by a
-  // kernel, each device source through the host buffer.
+  // kernel, each device source through the host buffer. The counts are every rank's.
   Verification verify() override {
-    sync_streams();
     std::uint64_t wrong = 0, checked = 0;
-    if (down_host_) wrong += host_wrong(last_set_);
-    if (up_host_) wrong += device_wrong(last_set_);
-    checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
-    for (std::size_t set = 0; rotation_.sets > 1 && set < rotation_.sets; ++set) {
-      copy_set(set);
-      sync_streams();
-      if (down_host_) wrong += host_wrong(set);
-      if (up_host_) wrong += device_wrong(set);
-      checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
+    std::exception_ptr error;
+    try {
+      count_wrong(wrong, checked);
+      for (auto* mover : {up_mover_.get(), down_mover_.get()}) {
+        if (mover != nullptr && !mover->error().empty()) throw EnvironmentError(mover->error());
+      }
+    } catch (...) {
+      error = std::current_exception();
     }
+    // Every rank reaches this exchange exactly once, whatever failed above.
+    const std::vector<std::uint64_t> sums =
+        env_.sum_over_ranks(error ? std::vector<std::uint64_t>{} : std::vector{wrong, checked});
+    if (error) std::rethrow_exception(error);
     Verification v;
-    v.details["checked"] = checked;
-    v.details["wrong"] = wrong;
-    for (auto* mover : {up_mover_.get(), down_mover_.get()}) {
-      if (mover != nullptr && !mover->error().empty()) throw EnvironmentError(mover->error());
-    }
-    if (wrong != 0) {
+    v.details["checked"] = sums[1];
+    v.details["wrong"] = sums[0];
+    v.details["wrong_on_rank"] = wrong;
+    if (sums[0] != 0) {
       v.ok = false;
-      v.message = fmt::format("{} of {} copied words differ from the source pattern", wrong, checked);
+      v.message = fmt::format("{} of {} copied words differ from the source pattern ({} on rank {})",
+                              sums[0], sums[1], wrong, env_.rank);
     }
     return v;
   }
@@ -167,6 +169,21 @@ class H2dPoint final : public RankPoint {
   }
 
  private:
+  // This rank's wrong and checked words: the last set as timed, then every set copied again.
+  void count_wrong(std::uint64_t& wrong, std::uint64_t& checked) {
+    sync_streams();
+    if (down_host_) wrong += host_wrong(last_set_);
+    if (up_host_) wrong += device_wrong(last_set_);
+    checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
+    for (std::size_t set = 0; rotation_.sets > 1 && set < rotation_.sets; ++set) {
+      copy_set(set);
+      sync_streams();
+      if (down_host_) wrong += host_wrong(set);
+      if (up_host_) wrong += device_wrong(set);
+      checked += p_.words * ((up_host_ ? 1 : 0) + (down_host_ ? 1 : 0));
+    }
+  }
+
   static constexpr std::uint32_t kUpSeed = 0x68326400u;
   static constexpr std::uint32_t kDownSeed = 0x64326800u;
   static constexpr std::size_t kSetAlign = 256;

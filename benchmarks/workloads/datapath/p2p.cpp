@@ -336,17 +336,30 @@ Verification P2pPoint::verify() {
     throw;
   }
   env_.barrier();  // every sender has finished writing into this rank's inboxes
+  std::uint64_t wrong = 0;
+  std::exception_ptr error;
+  try {
+    wrong = count_wrong_inboxes();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  const std::uint64_t checked = static_cast<std::uint64_t>(p_.words) *
+                                static_cast<std::uint64_t>(env_.nranks - 1) *
+                                static_cast<std::uint64_t>(rotation_.sets);
+  // Every rank reaches this exchange exactly once: the counts of every rank's inboxes.
+  const std::vector<std::uint64_t> sums = env_.sum_over_ranks(
+      error ? std::vector<std::uint64_t>{} : std::vector{wrong, checked, chase_wrong_});
+  if (error) std::rethrow_exception(error);
   Verification v;
-  const std::uint64_t wrong = count_wrong_inboxes();
-  v.details["checked"] = static_cast<std::uint64_t>(p_.words) *
-                         static_cast<std::uint64_t>(env_.nranks - 1) *
-                         static_cast<std::uint64_t>(rotation_.sets);
-  v.details["wrong"] = wrong;
-  v.details["chase_wrong"] = chase_wrong_;
-  if (wrong != 0 || chase_wrong_ != 0) {
+  v.details["checked"] = sums[1];
+  v.details["wrong"] = sums[0];
+  v.details["wrong_on_rank"] = wrong;
+  v.details["chase_wrong"] = sums[2];
+  if (sums[0] != 0 || sums[2] != 0) {
     v.ok = false;
     v.message = fmt::format("{} inbox words differ from the sender's pattern, {} chases ended on "
-                            "the wrong slot", wrong, chase_wrong_);
+                            "the wrong slot ({} and {} on rank {})",
+                            sums[0], sums[2], wrong, chase_wrong_, env_.rank);
   }
   return v;
 }

@@ -265,7 +265,10 @@ MemoryEstimate estimate_memory(const StepConfig& cfg) {
 
 StepConfig tiny_config(const StepConfig& point) {
   StepConfig t = point;
-  t.shape = ModelShape{"tiny", 64, 16, 8, 8, 128, 0, 0};
+  // 8 kv heads split evenly over a tensor-parallel degree of 1, 2, 4 or 8; any other degree gets
+  // that many kv heads, so that every rank holds whole heads and its share of the MLP.
+  const std::int64_t kv = 8 % std::max(point.tp, 1) == 0 ? 8 : point.tp;
+  t.shape = ModelShape{"tiny", 64, 2 * kv, kv, 8, 16 * kv, 0, 0};
   t.layers = 3;
   t.seq = 16;
   t.batch = 1;

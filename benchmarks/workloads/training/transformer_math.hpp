@@ -184,7 +184,9 @@ BufferSizes buffer_sizes(const StepConfig& cfg);
 
 // The tiny model of the gradient check for a point: 3 layers, hidden 64, 16 heads of 8 over 8 kv
 // heads (attention width 128, grouped 2 to 1), MLP 128, 16 tokens per sequence, one sequence per
-// GPU, the point's strategy, GPUs, tensor-parallel degree, precision, accum and overlap.
+// GPU, the point's strategy, GPUs, tensor-parallel degree, precision, accum and overlap. A
+// tensor-parallel degree that does not divide 8 (3, 5, 6, 7) gets that many kv heads instead,
+// twice as many heads and an MLP of 16 per kv head, so that it divides them all.
 StepConfig tiny_config(const StepConfig& point);
 // Normwise relative tolerance of every parameter tensor's gradient against the FP64 reference
 // (see the derivation in transformer_math.cpp). Throws UsageError for other precisions.

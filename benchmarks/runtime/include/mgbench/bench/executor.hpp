@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -69,6 +70,10 @@ struct RankEnv {
   std::vector<void*> all_gather_ptr(void* mine) const;
   // Exchanges one JSON value per rank, in rank order (collective; host memory only).
   std::vector<Json> all_gather_json(Json mine) const;
+  // Each of this rank's counts summed over the ranks (collective: every rank calls it once; a
+  // rank that failed passes none and adds nothing), e.g. the wrong and checked elements of a
+  // verification, so that a mismatch on any rank shows in the point's counts.
+  std::vector<std::uint64_t> sum_over_ranks(const std::vector<std::uint64_t>& mine) const;
   // Whether every rank of the group runs in this process (one thread per GPU), so that a
   // peer's device address from all_gather_ptr can be used.
   bool ranks_share_process() const;
