@@ -5,6 +5,7 @@
 // Skipped (exit 77, with the reason) where mpirun or MPI support is missing.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -124,6 +125,22 @@ TEST_CASE("mpirun: --gpus 1,2,4 over two hosts of 2 GPUs: 4 GPUs run on 2 nodes"
   }
   CHECK(run.points[2].placement.hosts == std::vector<std::string>{"localhost", "127.0.0.1"});
   CHECK(run.points[0].placement.hosts == std::vector<std::string>{"localhost"});
+}
+
+TEST_CASE("mpirun: an MPI without thread support ends the sweep with one line and exit 4") {
+  const std::string out = mgbench::test::temp_dir("mpi-thread-level");
+  const auto r = run_mgbench("sweep" + kMpirun + " --gpus 1,2 --out " + out + kQuiet,
+                             mpi_env(2) + " MGBENCH_TEST_MPI_THREAD_LEVEL=1");  // FUNNELED
+  INFO(r.err);
+  CHECK(r.exit_code == 4);
+  CHECK(r.err.find("grants thread level 1 below MPI_THREAD_SERIALIZED") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') <= 1);
+  std::filesystem::remove_all(out);
+  // The level asked for is enough.
+  const auto [exit_code, run, err] = sweep_mpirun("--gpus 2", 2, " MGBENCH_TEST_MPI_THREAD_LEVEL=2");
+  INFO(err);
+  CHECK(exit_code == 0);
+  CHECK(run.points.at(0).status == Status::ok);
 }
 
 TEST_CASE("mpirun: a rank that crashes costs its point only, with its rank and host") {

@@ -52,10 +52,21 @@ class MpiGroup : public LaunchedGroup {
  public:
   explicit MpiGroup(int report_fd) : report_fd_(report_fd) {
     const std::optional<int> per_node = ranks_per_node();  // a bad value: before MPI starts
+    const auto granted = test_hooks::read_number(test_hooks::kMpiThreadLevel, 0, 3);
     int provided = 0;
-    // The executor's rank thread makes the calls, one at a time.
+    // The executor's rank thread makes the calls, one at a time: not the thread that started MPI.
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
       throw EnvironmentError("MPI_Init_thread failed");
+    }
+    if (granted) provided = std::vector{MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
+                                        MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE}
+                                [static_cast<std::size_t>(*granted)];
+    if (provided < MPI_THREAD_SERIALIZED) {
+      MPI_Finalize();
+      throw EnvironmentError(fmt::format(
+          "this MPI library grants thread level {} below MPI_THREAD_SERIALIZED ({}), which a "
+          "process per GPU needs (its rank thread makes the MPI calls): use an MPI built with "
+          "thread support", provided, MPI_THREAD_SERIALIZED));
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);

@@ -53,6 +53,9 @@ inline constexpr const char* kAcceptLoad = "MGBENCH_TEST_ACCEPT_LOAD";
 // FILE: `mgbench accept` takes the doctor's checks from FILE (doctor --json's shape) instead of
 // running `mgbench doctor --json`.
 inline constexpr const char* kAcceptDoctor = "MGBENCH_TEST_ACCEPT_DOCTOR";
+// L in 0..3: the thread level a rank's MPI_Init_thread is taken to grant (MPI_THREAD_SINGLE,
+// FUNNELED, SERIALIZED, MULTIPLE), as an MPI library built without thread support would.
+inline constexpr const char* kMpiThreadLevel = "MGBENCH_TEST_MPI_THREAD_LEVEL";
 inline constexpr double kMaxSlowdown = 100.0;
 inline constexpr int kMaxFakeDevices = 64;
 
