@@ -10,11 +10,11 @@
 #               waived, 0 wrong values, its report as OUT/report.md; the training steps again
 #               with overlap off; then `--baseline each` for gemm (the outlier check)
 #   mpirun      the collectives and gemm (quick profile) with a thread and with a process per
-#               GPU, and `mgbench compare` of the two
+#               GPU, and `mgbench compare` of the two: no point slower from 1 MiB up
 #   datapath    p2p (both engines, uni/bidir, device and graph timing), h2d and membw on all GPUs
 #   crosscheck  scripts/crosscheck.sh --gpus G for every count G >= 2 (G = 1 on a one-GPU host)
 #               against nccl-tests built from NCCL_TESTS_SRC (default gpujob/nccl-tests;
-#               skipped when absent)
+#               skipped when absent), REPEATS alternating runs of each (default 4)
 #   predict     `mgbench predict` from the sweep's 1- and 2-GPU points against its measured
 #               larger counts: the error per workload and count (skipped up to 2 GPUs)
 #   screen      `mgbench screen --stages 1,2`, and again with the last GPU left out (not on one)
@@ -56,6 +56,21 @@ print("\n".join(bad[:30])); print(f"{len(run['points'])} points, {len(bad)} not 
 sys.exit(1 if bad or not run["points"] else 0)
 PY
 }
+# slower_from_1mib COMPARE.json: the points `mgbench compare` calls slower, judged from 1 MiB up
+# (and every point without a size); the launch-bound sizes below are listed, not judged.
+slower_from_1mib() {
+  python3 - "$1" <<'PY'
+import json, sys
+points = json.load(open(sys.argv[1])).get("points", [])
+slower = [p for p in points if p.get("verdict") == "slower"]
+judged = [p for p in slower if p.get("params", {}).get("bytes", 1 << 20) >= 1 << 20]
+for p in slower:
+    print("judged" if p in judged else "below 1 MiB", p["workload"], p["gpus"], "GPUs",
+          json.dumps(p["params"], sort_keys=True), f'{100 * p["change"]:+.1f} %')
+print(f"{len(points)} compared, {len(judged)} slower from 1 MiB up, {len(slower) - len(judged)} below")
+sys.exit(1 if judged or not points else 0)
+PY
+}
 sweep() {  # sweep NAME TIMEOUT ARGS...: one sweep into OUT/runs/NAME, its points checked
   local name=$1 limit=$2; shift 2
   timeout "$limit" "$MG" sweep --out "$OUT/runs/$name" --db "$OUT/history.db" "$@" >"$OUT/$name.log" 2>&1
@@ -93,7 +108,11 @@ for stage in "${stages[@]}"; do
       sweep processes 600 "${q[@]}" --launcher mpirun
       "$MG" compare "$OUT/runs/threads/results.json" "$OUT/runs/processes/results.json" \
         >"$OUT/compare_threads_processes.txt" 2>&1
-      check "compare threads vs processes (exit 0: no change beyond noise)" $? ;;
+      "$MG" compare "$OUT/runs/threads/results.json" "$OUT/runs/processes/results.json" --json \
+        >"$OUT/compare_threads_processes.json" 2>/dev/null
+      slower_from_1mib "$OUT/compare_threads_processes.json" >"$OUT/compare_judged.txt" 2>&1
+      check "threads vs processes: no point slower from 1 MiB up" $? \
+        "$(tail -n 1 "$OUT/compare_judged.txt")" ;;
     datapath)
       sweep datapath 900 --gpus "$COUNTS" --workloads p2p,h2d,membw --param timing=device,graph \
         --no-report ;;
@@ -110,7 +129,7 @@ for stage in "${stages[@]}"; do
       for g in ${COUNTS//,/ }; do
         [[ $g -lt 2 && $N -ge 2 ]] && continue  # one GPU: the 1-GPU comparison, for the plumbing
         timeout 900 scripts/crosscheck.sh --mgbench "$MG" --nccl-tests "$src" --gpus "$g" \
-          --only "$COLLECTIVES" --repeats 2 \
+          --only "$COLLECTIVES" --repeats "${REPEATS:-4}" \
           --sizes 1024,65536,1048576,16777216,268435456 --out "$OUT/crosscheck-$g" \
           >"$OUT/crosscheck-$g.txt" 2>&1
         check "crosscheck at $g GPUs (1: a row beyond tolerance, timing data)" $?

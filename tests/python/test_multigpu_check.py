@@ -44,6 +44,12 @@ elif cmd == "predict":
     print(json.dumps({"series": [{"workload": "allreduce", "params": {"bytes": 1024},
                                   "metric": "busbw_GBps",
                                   "rows": [{"gpus": g, "throughput": 90.0 * g} for g in counts]}]}))
+elif cmd == "compare" and "--json" in args:
+    slower = [int(b) for b in os.environ.get("FAKE_SLOWER", "").split(",") if b]
+    print(json.dumps({"points": [{"workload": "allreduce", "gpus": 2, "params": {"bytes": b},
+                                  "verdict": "slower" if b in slower else "same",
+                                  "change": 0.4 if b in slower else 0.0}
+                                 for b in (1024, 1 << 20)]}))
 elif cmd == "screen":
     sys.exit(int(os.environ.get("FAKE_SCREEN_RC", "0")))
 else:
@@ -92,7 +98,7 @@ class MultiGpuCheck(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual([c.split()[0] for c in calls],
                          ["info", "info", "doctor", "sweep", "report", "sweep", "sweep", "sweep",
-                          "sweep", "compare", "sweep", "predict", "screen", "screen"])
+                          "sweep", "compare", "compare", "sweep", "predict", "screen", "screen"])
         self.assertIn("--gpus 1,2,4,6 --profile standard", calls[3])  # powers of two and the count
         self.assertIn("--format md -o", calls[4])
         self.assertIn("--workloads train_step,transformer_step --param overlap=false", calls[5])
@@ -101,7 +107,8 @@ class MultiGpuCheck(unittest.TestCase):
         self.assertIn("--launcher mpirun", calls[8])
         self.assertIn("--workloads allreduce,allgather,reducescatter,alltoall,broadcast,reduce,"
                       "sendrecv,gemm", calls[8])
-        self.assertIn("--gpus 4,6 --json", calls[11])  # predicted: the counts above 2
+        self.assertTrue(calls[10].endswith("--json"))  # compare, judged from 1 MiB up
+        self.assertIn("--gpus 4,6 --json", calls[12])  # predicted: the counts above 2
         self.assertFalse([line for line in summary if line.startswith("FAIL")], summary)
         self.assertEqual(summary[-1], "MULTIGPU RESULT: 0 check(s) failed")
         with open(os.path.join(self.out, "predict.txt"), encoding="utf-8") as f:
@@ -119,6 +126,16 @@ class MultiGpuCheck(unittest.TestCase):
         self.assertEqual(summary[-1], "MULTIGPU RESULT: 0 check(s) failed")
         done, summary, calls = self.run_stages("sweep", "predict", gpus=3)  # 3 > 2: predicted
         self.assertIn("--gpus 3 --json", calls[-1])
+
+    def test_threads_and_processes_are_judged_from_1_mib_up(self):
+        done, summary, _ = self.run_stages("mpirun", gpus=2, FAKE_SLOWER="1024")
+        self.assertEqual(done.returncode, 0, summary)
+        self.assertIn("PASS threads vs processes: no point slower from 1 MiB up 2 compared, "
+                      "0 slower from 1 MiB up, 1 below", summary)
+        done, summary, _ = self.run_stages("mpirun", gpus=2, FAKE_SLOWER="1048576")
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("FAIL threads vs processes: no point slower from 1 MiB up (rc 1) 2 compared, "
+                      "1 slower from 1 MiB up, 0 below", summary)
 
     def test_a_wrong_value_and_a_flagged_gpu_fail_their_checks(self):
         done, summary, _ = self.run_stages("sweep", "screen", gpus=2, FAKE_WRONG="1",
