@@ -8,6 +8,9 @@ Writes OUT_DIR/basis.json (the points on at most --upto GPUs), OUT_DIR/predictio
 prints one row per predicted series and GPU count with a measured point: predicted / measured
 throughput, then per workload and count the median and worst error. Exit 0 when there was
 something to compare, 1 when nothing matched, 2 usage, 4 when mgbench failed.
+`mgbench predict` on the whole file would show the measured counts beside its predictions, but
+it would also calibrate the links on them: the basis holds the small counts only, and the
+matching to the measured points is done here.
 """
 import json
 import os

@@ -58,9 +58,9 @@ class MpiGroup : public LaunchedGroup {
     if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
       throw EnvironmentError("MPI_Init_thread failed");
     }
-    if (granted) provided = std::vector{MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED,
-                                        MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE}
-                                [static_cast<std::size_t>(*granted)];
+    const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                          MPI_THREAD_MULTIPLE};
+    if (granted) provided = levels[static_cast<std::size_t>(*granted)];
     if (provided < MPI_THREAD_SERIALIZED) {
       MPI_Finalize();
       throw EnvironmentError(fmt::format(
